@@ -1,0 +1,169 @@
+// The HTTP layer: one keep-alive undici agent per command, proxies from the environment, timeouts,
+// and network failures classified by whether the request may have reached the server.
+import { setFlagsFromString } from 'node:v8';
+import type { Dispatcher as DispatcherType } from 'undici';
+import api from 'undici/lib/api/index.js';
+import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
+import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import type { Env } from '../context.js';
+import { InterruptedError, NetworkError } from '../errors.js';
+
+// undici parses HTTP with a WebAssembly build of llhttp. After a response, V8 keeps optimising that
+// module in the background for 140-210 ms and the process cannot exit until it is done. A CLI makes
+// a few requests and leaves, so the baseline compiler is all it needs.
+setFlagsFromString('--liftoff-only');
+// The request/stream API lives on Dispatcher.prototype; undici's index attaches it the same way.
+Object.assign(Dispatcher.prototype, api);
+
+export interface HttpOptions {
+  timeoutMs: number;
+  env: Env;
+  /** Keep-alive connections per origin. */
+  connections?: number;
+  userAgent: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  ms: number;
+}
+
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const LOOPBACK = 'localhost,127.0.0.1,[::1]';
+
+export class HttpClient {
+  readonly #agent: DispatcherType;
+  readonly #userAgent: string;
+
+  constructor(options: HttpOptions) {
+    const { env } = options;
+    const noProxy = [env.NO_PROXY ?? env.no_proxy ?? '', LOOPBACK].filter(Boolean).join(',');
+    this.#userAgent = options.userAgent;
+    this.#agent = new EnvHttpProxyAgent({
+      httpProxy: env.HTTP_PROXY || env.http_proxy || '',
+      httpsProxy: env.HTTPS_PROXY || env.https_proxy || '',
+      noProxy,
+      connections: options.connections ?? 1,
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  /** POSTs JSON. Throws NetworkError (with `sent`) when no HTTP answer came back. */
+  async postJson(url: URL, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpResponse> {
+    const started = performance.now();
+    try {
+      const response = await this.#agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'user-agent': this.#userAgent,
+        },
+        body,
+        signal,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          response.body.destroy();
+          break;
+        }
+        chunks.push(chunk);
+      }
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        text: Buffer.concat(chunks).toString('utf8'),
+        ms: performance.now() - started,
+      };
+    } catch (error) {
+      throw classifyNetworkError(error, url, signal);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#agent.close();
+  }
+
+  destroy(): Promise<void> {
+    return this.#agent.destroy();
+  }
+}
+
+// Errors raised before a byte of the request could reach the server.
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return (error as { code?: string })?.code;
+}
+
+export function classifyNetworkError(error: unknown, url: URL, signal?: AbortSignal): Error {
+  if (signal?.aborted) return new InterruptedError('Interrupted; the request was cancelled.');
+  const code = errorCode(error) ?? 'unknown';
+  const detail = (error as Error)?.message ?? String(error);
+  const host = url.host;
+  if (NOT_SENT.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) {
+    const why =
+      code === 'ECONNREFUSED'
+        ? `the connection to ${host} was refused`
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL'
+          ? `the host ${url.hostname} could not be found`
+          : code === 'UND_ERR_CONNECT_TIMEOUT'
+            ? `connecting to ${host} timed out`
+            : code.includes('CERT') || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')
+              ? `the TLS connection to ${host} failed (${code})`
+              : `${host} could not be reached (${code})`;
+    return new NetworkError(`Network error: ${why}. Nothing was sent.`, false, {
+      hint:
+        code === 'ECONNREFUSED'
+          ? 'Is the base URL right, and is the server (or `esign sandbox`) running?'
+          : 'Check the base URL, your connection and any proxy settings (HTTPS_PROXY, NO_PROXY).',
+      cause: error,
+      details: [detail],
+    });
+  }
+  const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  return new NetworkError(
+    timedOut
+      ? `Network error: ${host} did not answer in time after the request was sent.`
+      : `Network error: the connection to ${host} broke after the request was sent (${code}).`,
+    true,
+    {
+      hint: 'The outcome is unknown: the envelope may have been created. Check before you try again, or you may send the signatory two envelopes.',
+      cause: error,
+      details: [detail],
+    },
+  );
+}

@@ -1,0 +1,96 @@
+// esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
+import * as z from 'zod/mini';
+import type { Envelope } from '../../api/schemas.js';
+import type { CommandInput } from '../../cli.js';
+import type { Context } from '../../context.js';
+import { ExitCode, InputError, UsageError } from '../../errors.js';
+import {
+  normalizeRequest,
+  type Problems,
+  parseExpiresInDays,
+  parseSetFlags,
+  readMergeDataFiles,
+  validateRequest,
+} from '../../envelope/request.js';
+import { themeFor } from '../../io/theme.js';
+import { formatRelative, formatUtc } from '../../io/time.js';
+import { type CommonOptions, connect, loadSettings } from '../settings.js';
+
+/** The raw flags as commander hands them over. */
+const CreateFlags = z.object({
+  template: z.optional(z.string()),
+  data: z._default(z.array(z.string()), []),
+  set: z._default(z.array(z.string()), []),
+  name: z.optional(z.string()),
+  email: z.optional(z.string()),
+  phone: z.optional(z.string()),
+  expiresInDays: z.optional(z.string()),
+  dryRun: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
+  quiet: z.optional(z.boolean()),
+});
+type CreateFlags = z.infer<typeof CreateFlags> & CommonOptions;
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const flags = { ...input.options, ...CreateFlags.parse(input.options) } as CreateFlags;
+  const problems: Problems = [];
+  const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
+  const fromSet = parseSetFlags(flags.set, problems);
+  const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const draft = {
+    template_id: flags.template,
+    merge_data: { ...fromFiles, ...fromSet },
+    signatory: { name: flags.name, email: flags.email, ...(flags.phone === undefined ? {} : { phone: flags.phone }) },
+    ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
+  };
+  const body = validateRequest(draft, problems);
+  if (problems.length > 0 || !body) {
+    const only = problems.length === 1;
+    const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field')) ? InputError : UsageError;
+    throw new ErrorClass(only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`, {
+      details: only ? [] : problems,
+      hint: 'See `esign envelope create --help` for the flags and examples.',
+    });
+  }
+  const request = normalizeRequest(body);
+
+  if (flags.dryRun) {
+    ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
+    return ExitCode.ok;
+  }
+
+  const settings = loadSettings(flags, ctx);
+  const client = await connect(settings, flags, ctx);
+  const { startSpinner } = await import('../../io/spinner.js');
+  const spinner = flags.json || flags.quiet ? { stop() {} } : await startSpinner(ctx, 'Creating envelope…');
+  let envelope: Envelope;
+  try {
+    envelope = await client.createEnvelope(request, {
+      signal: ctx.signal,
+      onRetry: ({ status, waitMs }) =>
+        ctx.stderr.write(`note: the API answered ${status}; retrying in ${(waitMs / 1000).toFixed(1)} s.\n`),
+    });
+  } finally {
+    spinner.stop();
+    await client.close();
+  }
+
+  if (flags.json) ctx.stdout.write(`${JSON.stringify(envelope)}\n`);
+  else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
+  else ctx.stdout.write(renderEnvelope(envelope, ctx));
+  return ExitCode.ok;
+}
+
+/** The envelope for a person: a short block, coloured on a terminal, the same facts plain elsewhere. */
+export function renderEnvelope(envelope: Envelope, ctx: Context): string {
+  const c = themeFor(ctx.stdout, ctx.env);
+  const expires = new Date(envelope.expires_at);
+  const rows: [string, string][] = [
+    ['Envelope ID', envelope.envelope_id],
+    ['Status', c.bold(envelope.status)],
+    ['Signing URL', c.cyan.underline(envelope.signing_url)],
+    ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
+  ];
+  const head = ctx.stdout.isTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
+  return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(12))}${value}`).join('\n')}\n`;
+}

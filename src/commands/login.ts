@@ -1,0 +1,68 @@
+// esign login: store a token (and the base URL, when given) in a profile. Nothing is sent.
+import type { CommandInput } from '../cli.js';
+import { normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
+import { configDir, configFilePath } from '../config/paths.js';
+import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
+import type { Context } from '../context.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { themeFor } from '../io/theme.js';
+import type { CommonOptions } from './settings.js';
+
+const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
+
+/** Trims the trailing newline of piped input; any other whitespace makes the token invalid. */
+export function checkToken(raw: string): string {
+  const token = raw.replace(/\r?\n$/, '');
+  if (token === '') {
+    throw new UsageError('The token is empty; nothing was stored.', { hint: WHERE_TOKENS_ARE_MADE });
+  }
+  if (/\s/.test(token)) {
+    throw new UsageError('The token contains whitespace; nothing was stored.', {
+      hint: 'Paste the token exactly as the dashboard showed it, on one line.',
+    });
+  }
+  return token;
+}
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const options = input.options as CommonOptions & { withToken?: boolean };
+  const profile = resolveProfileName(options, ctx.env).value;
+  const baseUrl = options.baseUrl === undefined ? undefined : normalizeBaseUrl(options.baseUrl, '--base-url');
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  readConfigFile(dir); // a broken config file is reported before the user types a secret
+
+  let raw: string;
+  if (options.withToken) {
+    if (ctx.stdin.isTTY) ctx.stderr.write('Paste the token, then press Enter and Ctrl-D:\n');
+    raw = await ctx.stdin.readAll();
+  } else if (ctx.stdin.isTTY && ctx.stderr.isTTY) {
+    ctx.stderr.write(`${WHERE_TOKENS_ARE_MADE}\n`);
+    raw = await ctx.promptSecret(`Paste your API token for profile '${profile}' (input is hidden): `);
+  } else {
+    throw new UsageError('No terminal to ask for the token on.', {
+      hint: 'Pipe the token in with --with-token, e.g. printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
+    });
+  }
+  const token = checkToken(raw);
+  ctx.addSecret(token);
+
+  const config = await updateConfigFile(dir, (config) => {
+    const entry = ensureProfile(config, profile);
+    entry.token = token;
+    if (baseUrl) entry.base_url = baseUrl;
+  });
+
+  const c = themeFor(ctx.stderr, ctx.env);
+  const mark = ctx.stderr.isTTY ? `${c.green('✓')} ` : '';
+  ctx.stderr.write(`${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`);
+  if (baseUrl) ctx.stderr.write(`${mark}Base URL for profile '${profile}': ${baseUrl}\n`);
+  if (!getProfile(config, profile)?.base_url && !ctx.env.ESIGN_BASE_URL) {
+    ctx.stderr.write(
+      `hint: no base URL is set yet: esign config set base_url https://…/api/v1${profile === 'default' ? '' : ` --profile ${profile}`}\n`,
+    );
+  }
+  if (ctx.env.ESIGN_TOKEN) {
+    ctx.stderr.write('note: ESIGN_TOKEN is set in this environment and takes precedence over the stored token.\n');
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,28 @@
+// esign logout: forget a profile's token. The token stays valid on the server until it is revoked.
+import type { CommandInput } from '../cli.js';
+import { configDir, configFilePath } from '../config/paths.js';
+import { resolveProfileName } from '../config/settings.js';
+import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
+import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import type { CommonOptions } from './settings.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const profile = resolveProfileName(input.options as CommonOptions, ctx.env).value;
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  if (getProfile(readConfigFile(dir), profile)?.token === undefined) {
+    ctx.stderr.write(`No token is stored for profile '${profile}'; nothing to do.\n`);
+  } else {
+    await updateConfigFile(dir, (config) => {
+      const entry = getProfile(config, profile);
+      if (entry) delete entry.token;
+      pruneProfile(config, profile);
+    });
+    ctx.stderr.write(`Removed the token of profile '${profile}' from ${configFilePath(dir)}.\n`);
+    ctx.stderr.write(
+      'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n',
+    );
+  }
+  if (ctx.env.ESIGN_TOKEN) ctx.stderr.write('note: ESIGN_TOKEN is still set in this environment and will be used.\n');
+  return ExitCode.ok;
+}

@@ -1,0 +1,47 @@
+// esign status: which profile, base URL and token (masked) a command would use, and from where.
+import { existsSync } from 'node:fs';
+import type { CommandInput } from '../cli.js';
+import { describeSource, maskToken } from '../config/settings.js';
+import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import { themeFor } from '../io/theme.js';
+import { type CommonOptions, loadSettings } from './settings.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const options = input.options as CommonOptions & { json?: boolean };
+  const settings = loadSettings(options, ctx);
+  const token = settings.token.value;
+  const report = {
+    profile: { value: settings.profile.value, source: settings.profile.source },
+    base_url: { value: settings.baseUrl.value ?? null, source: settings.baseUrl.source },
+    token: {
+      value: token ? maskToken(token) : null,
+      source: settings.token.source,
+      overrides_profile: settings.tokenOverridesProfile,
+    },
+    timeout_seconds: { value: settings.timeoutMs.value / 1000, source: settings.timeoutMs.source },
+    config_file: { path: settings.configPath, exists: existsSync(settings.configPath) },
+  };
+  if (options.json) {
+    ctx.stdout.write(`${JSON.stringify(report)}\n`);
+  } else {
+    const c = themeFor(ctx.stdout, ctx.env);
+    const row = (label: string, value: string, source?: string) =>
+      `  ${c.dim(label.padEnd(12))}${value}${source ? c.dim(` (${source})`) : ''}\n`;
+    ctx.stdout.write(
+      row('Profile', settings.profile.value, describeSource(settings.profile.source)) +
+        row('Base URL', settings.baseUrl.value ?? c.yellow('not set'), settings.baseUrl.value ? describeSource(settings.baseUrl.source) : undefined) +
+        row(
+          'Token',
+          token ? maskToken(token) : c.yellow('none'),
+          token
+            ? `${describeSource(settings.token.source)}${settings.tokenOverridesProfile ? ', overriding the stored token' : ''}`
+            : undefined,
+        ) +
+        row('Timeout', `${settings.timeoutMs.value / 1000} s`, describeSource(settings.timeoutMs.source)) +
+        row('Config file', settings.configPath, report.config_file.exists ? undefined : 'not created yet'),
+    );
+    if (!token) ctx.stderr.write('hint: run `esign login`, or set ESIGN_TOKEN.\n');
+  }
+  return token ? ExitCode.ok : ExitCode.unauthenticated;
+}

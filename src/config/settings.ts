@@ -1,0 +1,163 @@
+// Where each setting comes from, highest first: flag, environment, the active profile, default.
+import type { Env } from '../context.js';
+import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
+import { configDir, configFilePath } from './paths.js';
+import { type ConfigFile, getProfile } from './store.js';
+
+export type SettingSource = 'flag' | `env ${string}` | `profile ${string}` | 'default' | 'none';
+
+export interface Setting<T> {
+  value: T;
+  source: SettingSource;
+}
+
+export interface GlobalFlags {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  timeout?: string | undefined;
+}
+
+export interface Settings {
+  profile: Setting<string>;
+  baseUrl: Setting<string | undefined>;
+  token: Setting<string | undefined>;
+  /** True when ESIGN_TOKEN hides a token stored in the profile. */
+  tokenOverridesProfile: boolean;
+  timeoutMs: Setting<number>;
+  configDir: string;
+  configPath: string;
+}
+
+export const DEFAULT_PROFILE = 'default';
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export function resolveProfileName(flags: GlobalFlags, env: Env): Setting<string> {
+  const chosen: Setting<string> =
+    flags.profile !== undefined
+      ? { value: flags.profile, source: 'flag' }
+      : env.ESIGN_PROFILE
+        ? { value: env.ESIGN_PROFILE, source: 'env ESIGN_PROFILE' }
+        : { value: DEFAULT_PROFILE, source: 'default' };
+  if (!PROFILE_NAME.test(chosen.value)) {
+    const where = chosen.source === 'flag' ? '--profile' : 'ESIGN_PROFILE';
+    throw new UsageError(`${where}: '${chosen.value}' is not a valid profile name.`, {
+      hint: 'Use letters, digits, and . _ - (at most 64 characters), e.g. --profile staging.',
+    });
+  }
+  return chosen;
+}
+
+export function parseTimeout(flags: GlobalFlags, env: Env): Setting<number> {
+  const [raw, source, name] =
+    flags.timeout !== undefined
+      ? [flags.timeout, 'flag' as const, '--timeout']
+      : env.ESIGN_TIMEOUT
+        ? [env.ESIGN_TIMEOUT, 'env ESIGN_TIMEOUT' as const, 'ESIGN_TIMEOUT']
+        : [undefined, 'default' as const, ''];
+  if (raw === undefined) return { value: DEFAULT_TIMEOUT_SECONDS * 1000, source };
+  const seconds = Number(raw);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !(seconds > 0) || seconds > 3600) {
+    throw new UsageError(`${name}: '${raw}' is not a timeout in seconds.`, {
+      hint: 'Give a number of seconds greater than 0 and at most 3600, e.g. --timeout 10.',
+    });
+  }
+  return { value: Math.round(seconds * 1000), source };
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Checks a base URL: https, or http for loopback hosts only (where `esign sandbox` listens).
+ * Returns it without a trailing slash. `where` names the flag, variable or profile it came from.
+ */
+export function normalizeBaseUrl(raw: string, where: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${where}: '${raw}' is not a URL.`, {
+      hint: 'Give the full API base URL, including /api/v1, e.g. https://esign.example.com/api/v1.',
+    });
+  }
+  if (url.protocol === 'http:') {
+    if (!LOOPBACK_HOST.test(url.hostname)) {
+      throw new UsageError(`${where}: plain http:// is allowed only for loopback hosts, not ${url.hostname}.`, {
+        hint: 'Use https:// (http:// is for localhost, 127.0.0.0/8 and [::1], where `esign sandbox` listens).',
+      });
+    }
+  } else if (url.protocol !== 'https:') {
+    throw new UsageError(`${where}: the base URL must start with https://, not ${url.protocol}//.`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`${where}: the base URL must not carry a user name or password.`, {
+      hint: 'The token is stored with `esign login`, never in the URL.',
+    });
+  }
+  if (url.search || url.hash) {
+    throw new UsageError(`${where}: the base URL must not have a query string or fragment.`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+export function resolveSettings(flags: GlobalFlags, ctx: { env: Env; platform: NodeJS.Platform; homedir: string }, read: (dir: string) => ConfigFile): Settings {
+  const { env } = ctx;
+  const profile = resolveProfileName(flags, env);
+  const timeoutMs = parseTimeout(flags, env);
+  const dir = configDir(env, ctx.platform, ctx.homedir);
+  const stored = getProfile(read(dir), profile.value);
+  const fromProfile = `profile ${profile.value}` as const;
+
+  let baseUrl: Setting<string | undefined> = { value: undefined, source: 'none' };
+  if (flags.baseUrl !== undefined) baseUrl = { value: normalizeBaseUrl(flags.baseUrl, '--base-url'), source: 'flag' };
+  else if (env.ESIGN_BASE_URL) {
+    baseUrl = { value: normalizeBaseUrl(env.ESIGN_BASE_URL, 'ESIGN_BASE_URL'), source: 'env ESIGN_BASE_URL' };
+  } else if (stored?.base_url) {
+    baseUrl = {
+      value: normalizeBaseUrl(stored.base_url, `base_url of profile '${profile.value}'`),
+      source: fromProfile,
+    };
+  }
+
+  let token: Setting<string | undefined> = { value: undefined, source: 'none' };
+  if (env.ESIGN_TOKEN) token = { value: env.ESIGN_TOKEN.trim(), source: 'env ESIGN_TOKEN' };
+  else if (stored?.token) token = { value: stored.token, source: fromProfile };
+
+  return {
+    profile,
+    baseUrl,
+    token,
+    tokenOverridesProfile: Boolean(env.ESIGN_TOKEN && stored?.token),
+    timeoutMs,
+    configDir: dir,
+    configPath: configFilePath(dir),
+  };
+}
+
+export function requireBaseUrl(settings: Settings): string {
+  if (settings.baseUrl.value) return settings.baseUrl.value;
+  throw new MissingSettingError('No API base URL is set.', {
+    hint: `Pass --base-url <url>, set ESIGN_BASE_URL, or store one: esign config set base_url <url>${settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`}. Trying things out? Run \`esign sandbox\`.`,
+  });
+}
+
+export function requireToken(settings: Settings): string {
+  if (settings.token.value) return settings.token.value;
+  const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
+  throw new NotAuthenticatedError(`Not logged in: no token for profile '${settings.profile.value}'.`, {
+    hint: `Run \`esign login${profileFlag}\`, or set ESIGN_TOKEN (in CI, from a secret).`,
+  });
+}
+
+/** The last 4 characters of a token, the rest masked: enough to tell tokens apart, never enough to use one. */
+export function maskToken(token: string): string {
+  return token.length <= 8 ? '****' : `****${token.slice(-4)}`;
+}
+
+export function describeSource(source: SettingSource): string {
+  if (source === 'flag') return 'command-line flag';
+  if (source === 'default') return 'default';
+  if (source === 'none') return 'not set';
+  if (source.startsWith('env ')) return `environment (${source.slice(4)})`;
+  return `profile '${source.slice(8)}'`;
+}

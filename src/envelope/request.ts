@@ -1,0 +1,141 @@
+// Building a create-envelope request from flags, data files and records: merge data as strings,
+// every problem collected (not just the first), each naming where it came from.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CreateEnvelopeRequest, describeIssues } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { parseJsonText } from '../io/json.js';
+
+/** Collected input problems, each a full sentence naming its source. */
+export type Problems = string[];
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A merge-data value as the API wants it: strings as they are, numbers and booleans as their JSON
+ * text (42 → "42", true → "true"). Null, arrays and objects have no string form: undefined.
+ */
+export function mergeValueToString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return JSON.stringify(value);
+  if (typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}
+
+/** Converts a JSON object's values to strings; `where` names the source in problems. */
+export function toMergeData(object: Record<string, unknown>, where: string, problems: Problems): Record<string, string> {
+  const data: Record<string, string> = {};
+  for (const [key, value] of Object.entries(object)) {
+    const text = mergeValueToString(value);
+    if (key === '') problems.push(`${where}: a merge field has an empty name.`);
+    else if (text === undefined) {
+      problems.push(`${where}: merge field '${key}' is ${kindOf(value)}; values must be strings, numbers or booleans.`);
+    } else data[key] = text;
+  }
+  return data;
+}
+
+/** Parses text as a JSON object of merge data. */
+export function parseMergeDataText(text: string, where: string, problems: Problems): Record<string, string> {
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) {
+    problems.push(`${where}: invalid JSON at ${parsed.problem}.`);
+    return {};
+  }
+  if (!isPlainObject(parsed.value)) {
+    problems.push(`${where}: expected a JSON object of merge fields, found ${kindOf(parsed.value)}.`);
+    return {};
+  }
+  return toMergeData(parsed.value, where, problems);
+}
+
+/** Reads `--data` files in order (later files win); `-` is standard input, allowed once. */
+export async function readMergeDataFiles(paths: readonly string[], ctx: Context, problems: Problems): Promise<Record<string, string>> {
+  let merged: Record<string, string> = {};
+  if (paths.filter((path) => path === '-').length > 1) {
+    problems.push('--data -: standard input can be read only once.');
+    return merged;
+  }
+  for (const path of paths) {
+    const where = path === '-' ? '--data - (standard input)' : `--data ${path}`;
+    let text: string;
+    try {
+      text = path === '-' ? await ctx.stdin.readAll() : await readFile(resolve(ctx.cwd, path), 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+      problems.push(`${where}: cannot read the file (${why}).`);
+      continue;
+    }
+    merged = { ...merged, ...parseMergeDataText(text, where, problems) };
+  }
+  return merged;
+}
+
+/** `--set key=value` flags, split at the first '='. */
+export function parseSetFlags(values: readonly string[], problems: Problems): Record<string, string> {
+  const data: Record<string, string> = {};
+  for (const raw of values) {
+    const at = raw.indexOf('=');
+    if (at <= 0) {
+      problems.push(
+        at === 0
+          ? `--set '${raw}': the field name before '=' is empty.`
+          : `--set '${raw}': expected key=value, e.g. --set company="Analytical Engines".`,
+      );
+      continue;
+    }
+    data[raw.slice(0, at)] = raw.slice(at + 1);
+  }
+  return data;
+}
+
+/** A positive whole number of days, from a flag or a CSV cell. */
+export function parseExpiresInDays(raw: string | undefined, where: string, problems: Problems): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1) {
+    problems.push(`${where}: '${raw}' is not a positive whole number of days.`);
+    return undefined;
+  }
+  return Number(raw);
+}
+
+const FIELD_NAMES: Record<string, string> = {
+  template_id: '--template',
+  'signatory.name': '--name',
+  'signatory.email': '--email',
+  'signatory.phone': '--phone',
+  expires_in_days: '--expires-in-days',
+};
+
+/**
+ * Validates a request body with the wire schema. `names` maps wire paths to what the user wrote
+ * (flag names for `create`, column or key names for `batch`).
+ */
+export function validateRequest(
+  body: unknown,
+  problems: Problems,
+  names: Record<string, string> = FIELD_NAMES,
+  prefix = '',
+): CreateEnvelopeRequest | undefined {
+  const parsed = CreateEnvelopeRequest.safeParse(body, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.map(String).join('.');
+    const isMissing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+    const name = names[path] ?? (path.startsWith('merge_data.') ? `merge field '${path.slice(11)}'` : path);
+    problems.push(`${prefix}${name}: ${isMissing ? 'is required' : describeIssues([{ ...issue, path: [] }])[0]}.`);
+  }
+  return undefined;
+}
+
+export function normalizeRequest(body: CreateEnvelopeRequest): CreateEnvelopeRequest {
+  return { ...body, template_id: body.template_id.toUpperCase() };
+}

@@ -1,0 +1,136 @@
+// Every error a user can meet: a class, an exit code from the contract, a plain message and a hint.
+// Commands throw these; only main turns them into output and an exit code.
+
+export const ExitCode = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  unauthenticated: 3,
+  forbidden: 4,
+  rejected: 5,
+  network: 6,
+  server: 7,
+  batchIncomplete: 8,
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface CliErrorOptions {
+  hint?: string;
+  /** HTTP status of the answer that caused the error, or null when there was none. */
+  status?: number | null;
+  /** Extra lines shown under the message (per-field errors, a list of bad records). */
+  details?: string[];
+  cause?: unknown;
+}
+
+export class CliError extends Error {
+  readonly hint: string | undefined;
+  readonly status: number | null;
+  readonly details: string[];
+
+  constructor(
+    message: string,
+    readonly exitCode: ExitCodeValue,
+    /** A stable, machine-readable kind for `--json` errors. */
+    readonly code: string,
+    options: CliErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+    this.status = options.status ?? null;
+    this.details = options.details ?? [];
+  }
+}
+
+/** A flag, argument or input file is wrong; nothing was sent. */
+export class UsageError extends CliError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, ExitCode.usage, 'usage', options);
+  }
+}
+
+/** The input (merge data, a batch file) is invalid; nothing was sent. */
+export class InputError extends CliError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, ExitCode.usage, 'invalid_input', options);
+  }
+}
+
+/** A setting the command needs is missing (base URL); nothing was sent. */
+export class MissingSettingError extends CliError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, ExitCode.usage, 'missing_setting', options);
+  }
+}
+
+/** No token is available, or the API answered 401. */
+export class NotAuthenticatedError extends CliError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, ExitCode.unauthenticated, 'unauthenticated', options);
+  }
+}
+
+/** The API answered 403: the resource belongs to another organisation. */
+export class ForbiddenError extends CliError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, ExitCode.forbidden, 'forbidden', options);
+  }
+}
+
+/** The API rejected the request with another 4xx answer. */
+export class ApiRejectedError extends CliError {
+  constructor(message: string, options?: CliErrorOptions, code = 'rejected') {
+    super(message, ExitCode.rejected, code, options);
+  }
+}
+
+/** 429 answers kept coming after the allowed retries. */
+export class RateLimitedError extends ApiRejectedError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, options, 'rate_limited');
+  }
+}
+
+/**
+ * The request did not complete on the network. `sent` says whether it may have reached the
+ * server: when it did, the outcome is unknown and the request must not be repeated silently.
+ */
+export class NetworkError extends CliError {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+    options?: CliErrorOptions,
+    code = sent ? 'outcome_unknown' : 'network',
+  ) {
+    super(message, ExitCode.network, code, options);
+  }
+}
+
+/** The server failed (5xx) or answered with something that does not match the spec. */
+export class ServerError extends CliError {
+  constructor(message: string, options?: CliErrorOptions, code = 'server_error') {
+    super(message, ExitCode.server, code, options);
+  }
+}
+
+export class BadResponseError extends ServerError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, options, 'bad_response');
+  }
+}
+
+/** The config file exists but cannot be read as esign's config; it is never replaced silently. */
+export class ConfigFileError extends CliError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, ExitCode.internal, 'config_file', options);
+  }
+}
+
+export class InterruptedError extends CliError {
+  constructor(message = 'Interrupted.', options?: CliErrorOptions) {
+    super(message, ExitCode.interrupted, 'interrupted', options);
+  }
+}

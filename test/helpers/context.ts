@@ -1,0 +1,120 @@
+// A test context: buffered stdout/stderr with a settable TTY, scripted stdin, a temporary config
+// folder and an environment of the test's choosing. `runCli` runs the real entry point in-process.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { type Context, cachedReadAll, type Env } from '../../src/context.js';
+import { run } from '../../src/main.js';
+
+export class BufferStream {
+  text = '';
+  constructor(
+    readonly isTTY = false,
+    readonly columns = 80,
+  ) {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+  // What ora calls on a terminal stream.
+  cursorTo(): boolean {
+    return true;
+  }
+  clearLine(): boolean {
+    return true;
+  }
+  moveCursor(): boolean {
+    return true;
+  }
+  on(): this {
+    return this;
+  }
+  once(): this {
+    return this;
+  }
+  removeListener(): this {
+    return this;
+  }
+}
+
+export interface TestContextOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  stdinTTY?: boolean;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  /** What the hidden prompt "types". */
+  promptAnswer?: string;
+  configDir?: string;
+  now?: Date;
+  cwd?: string;
+  signal?: AbortSignal;
+}
+
+export interface TestContext extends Context {
+  readonly out: BufferStream;
+  readonly err: BufferStream;
+  readonly configDir: string;
+  readonly prompts: string[];
+}
+
+export function createTestContext(options: TestContextOptions = {}): TestContext {
+  const configDir = options.configDir ?? join(mkdtempSync(join(tmpdir(), 'esign-test-')), 'config');
+  const out = new BufferStream(options.stdoutTTY ?? false);
+  const err = new BufferStream(options.stderrTTY ?? false);
+  const prompts: string[] = [];
+  const stdinText = options.stdin ?? '';
+  const env: Env = { ESIGN_CONFIG_DIR: configDir, ...options.env };
+  return {
+    out,
+    err,
+    configDir,
+    prompts,
+    // No redaction here: tests must see any leak that the code itself would make.
+    stdout: out,
+    stderr: err,
+    stdin: {
+      isTTY: options.stdinTTY ?? false,
+      readAll: cachedReadAll(() => Readable.from([Buffer.from(stdinText)])),
+      stream: () => Readable.from([Buffer.from(stdinText)]),
+    },
+    env,
+    cwd: options.cwd ?? process.cwd(),
+    version: '0.0.0-test',
+    platform: process.platform,
+    homedir: join(configDir, 'home'),
+    now: () => options.now ?? new Date(),
+    promptSecret: async (question) => {
+      prompts.push(question);
+      return options.promptAnswer ?? '';
+    },
+    signal: options.signal ?? new AbortController().signal,
+    addSecret: () => {},
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ctx: TestContext;
+}
+
+/** Runs `esign <argv>` in-process against a test context. */
+export async function runCli(argv: string[], options: TestContextOptions | TestContext = {}): Promise<CliResult> {
+  const ctx = 'out' in options ? options : createTestContext(options);
+  const code = await run(argv, ctx);
+  return { code, stdout: ctx.out.text, stderr: ctx.err.text, ctx };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Asserts that a secret appears nowhere in what the CLI printed. */
+export function assertNoSecret(result: { stdout: string; stderr: string }, secret: string): void {
+  if (result.stdout.includes(secret) || result.stderr.includes(secret)) {
+    throw new Error('the token leaked into the output');
+  }
+}
