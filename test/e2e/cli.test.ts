@@ -1,0 +1,134 @@
+// The built binary, spawned as a user runs it: no TTY, a fresh ESIGN_CONFIG_DIR.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertNoSecret } from '../helpers/context.js';
+import { json, ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
+
+const TOKEN = 'tok_e2e_91b3c5d7e9f1a3b5';
+const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+
+let server: ScriptedServer;
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(() => server.close());
+
+describe('the built binary', () => {
+  it('--version prints the package version; --help lists the commands', async () => {
+    const version = await runBin(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(`${pkg.version}\n`);
+    const help = await runBin(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['login', 'logout', 'status', 'config', 'envelope', 'sandbox', 'completion']) {
+      expect(help.stdout).toContain(command);
+    }
+  });
+
+  it('login --with-token, then envelope create in every output mode', async () => {
+    const configDir = freshConfigDir();
+    const env = { ESIGN_CONFIG_DIR: configDir };
+    const login = await runBin(['login', '--with-token', '--base-url', server.baseUrl], { env, stdin: `${TOKEN}\n` });
+    assertNoSecret(login, TOKEN);
+    expect(login.code).toBe(0);
+    expect(statSync(join(configDir, 'config.json')).mode & 0o777).toBe(0o600);
+
+    const args = ['envelope', 'create', '--template', TEMPLATE, '--name', 'Ada Lovelace', '--email', 'ada@example.com'];
+    server.script(ok(), ok(), ok());
+    const human = await runBin(args, { env });
+    const asJson = await runBin([...args, '--json'], { env });
+    const quiet = await runBin([...args, '-q'], { env });
+    for (const result of [human, asJson, quiet]) {
+      assertNoSecret(result, TOKEN);
+      expect(result.code).toBe(0);
+    }
+    expect(human.stdout).toContain('Signing URL');
+    expect(JSON.parse(asJson.stdout).envelope_id).toBe(TEMPLATE);
+    expect(quiet.stdout).toBe('https://sign.example.com/s/01JD7X4ZQ8G1N6RVS0Y2MBKT3E\n');
+    expect(server.requests.slice(-3).map((r) => r.headers.authorization)).toEqual(Array(3).fill(`Bearer ${TOKEN}`));
+  });
+
+  it('exit codes reach the shell: 2 input, 3 no token, 4 forbidden, 7 server', async () => {
+    const env = { ESIGN_CONFIG_DIR: freshConfigDir(), ESIGN_BASE_URL: server.baseUrl };
+    const args = ['envelope', 'create', '--template', TEMPLATE, '--name', 'A', '--email', 'a@b.co'];
+    expect((await runBin(['envelope', 'create'], { env })).code).toBe(2);
+    expect((await runBin(args, { env })).code).toBe(3);
+    server.script(json(403, { message: 'Forbidden.' }), json(502, { message: 'Bad gateway' }));
+    const forbidden = await runBin([...args, '--json'], { env: { ...env, ESIGN_TOKEN: TOKEN } });
+    expect(forbidden.code).toBe(4);
+    assertNoSecret(forbidden, TOKEN);
+    expect(JSON.parse(forbidden.stderr).error.status).toBe(403);
+    expect((await runBin(args, { env: { ...env, ESIGN_TOKEN: TOKEN } })).code).toBe(7);
+  });
+
+  it('honours HTTPS_PROXY: the request goes to the proxy as a CONNECT', async () => {
+    const { createServer } = await import('node:http');
+    const connects: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (req, socket) => {
+      connects.push(req.url ?? '');
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as { port: number }).port;
+    const result = await runBin(
+      ['envelope', 'create', '--template', TEMPLATE, '--name', 'A', '--email', 'a@b.co'],
+      {
+        env: {
+          ESIGN_CONFIG_DIR: freshConfigDir(),
+          ESIGN_TOKEN: TOKEN,
+          ESIGN_BASE_URL: 'https://esign.invalid/api/v1',
+          HTTPS_PROXY: `http://127.0.0.1:${port}`,
+        },
+      },
+    );
+    proxy.close();
+    assertNoSecret(result, TOKEN);
+    expect(connects).toEqual(['esign.invalid:443']);
+    expect(result.code).toBe(6);
+  });
+
+  it('npm-style invocation from another folder works (bin resolves its bundle)', () => {
+    const out = execFileSync(process.execPath, [BIN, '--version'], { cwd: '/', encoding: 'utf8' });
+    expect(out.trim()).toBe(pkg.version);
+  });
+});
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+describe.skipIf(!hasTmux)('interactive login under a real terminal (tmux)', () => {
+  it('asks with a hidden prompt and stores what was typed, never echoing it', async () => {
+    const configDir = freshConfigDir();
+    const session = `esign-login-${process.pid}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+    tmux(
+      'new-session', '-d', '-s', session, '-x', '120', '-y', '20',
+      `env ESIGN_CONFIG_DIR=${configDir} NO_COLOR=1 ${process.execPath} ${BIN} login; echo "exit=$?"; sleep 30`,
+    );
+    try {
+      const screen = async (pattern: RegExp) => {
+        for (let i = 0; i < 100; i++) {
+          const text = tmux('capture-pane', '-p', '-t', session);
+          if (pattern.test(text)) return text;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`screen never showed ${pattern}: ${tmux('capture-pane', '-p', '-t', session)}`);
+      };
+      await screen(/input is hidden/);
+      tmux('send-keys', '-t', session, '-l', TOKEN);
+      tmux('send-keys', '-t', session, 'Enter');
+      const final = await screen(/exit=\d+/);
+      expect(final).toContain('exit=0');
+      expect(final).toContain('Settings → API Tokens → Create New Token');
+      expect(final).not.toContain(TOKEN);
+      const stored = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+      expect(stored.profiles.default.token).toBe(TOKEN);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
+});

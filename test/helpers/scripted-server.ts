@@ -1,0 +1,132 @@
+// A scripted HTTP server on 127.0.0.1 port 0: each request takes the next scripted reply (or a
+// default), and everything received is recorded. It fails loudly on requests nobody expected.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export type Reply =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string>; delayMs?: number }
+  | { kind: 'text'; status: number; body: string; contentType?: string; headers?: Record<string, string>; delayMs?: number }
+  /** Read the request, then close the connection without answering (the outcome is unknown). */
+  | { kind: 'destroy'; delayMs?: number }
+  /** Read the request and never answer. */
+  | { kind: 'hang' };
+
+export interface ScriptedServer {
+  readonly url: string;
+  readonly baseUrl: string;
+  readonly requests: ReceivedRequest[];
+  /** The most requests that were in flight at once. */
+  readonly maxInFlight: number;
+  /** Queues replies, used in order. */
+  script(...replies: Reply[]): void;
+  /** Answers every request the script does not cover (by default such a request fails the test). */
+  fallback(reply: ((request: ReceivedRequest, index: number) => Reply) | Reply): void;
+  close(): Promise<void>;
+}
+
+export const ok = (data: Record<string, unknown> = {}): Reply => ({
+  kind: 'json',
+  status: 200,
+  body: {
+    success: true,
+    data: {
+      envelope_id: '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+      signing_url: 'https://sign.example.com/s/01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+      status: 'ready',
+      created_at: '2026-11-22T10:00:00.000Z',
+      expires_at: '2026-12-22T10:00:00.000Z',
+      ...data,
+    },
+  },
+});
+
+export const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({
+  kind: 'json',
+  status,
+  body,
+  headers,
+});
+
+export async function startScriptedServer(): Promise<ScriptedServer> {
+  const queue: Reply[] = [];
+  const requests: ReceivedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let fallback: ((request: ReceivedRequest, index: number) => Reply) | undefined;
+  let inFlight = 0;
+  let maxInFlight = 0;
+
+  const respond = async (reply: Reply, res: ServerResponse) => {
+    if (reply.kind === 'hang') return;
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (reply.kind === 'destroy') {
+      res.socket?.destroy();
+      return;
+    }
+    const body = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.body;
+    const contentType = reply.kind === 'json' ? 'application/json' : (reply.contentType ?? 'text/html');
+    res.writeHead(reply.status, { 'content-type': contentType, ...reply.headers });
+    res.end(body);
+  };
+
+  const server: Server = createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    let done = false;
+    const finished = () => {
+      if (!done) {
+        done = true;
+        inFlight--;
+      }
+    };
+    res.on('close', finished);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      const index = requests.push(received) - 1;
+      const reply =
+        queue.shift() ??
+        fallback?.(received, index) ??
+        json(599, { message: `scripted server: unexpected request #${index + 1} ${received.method} ${received.url}` });
+      void respond(reply, res);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    baseUrl: `${url}/api/v1`,
+    requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    script: (...replies) => {
+      queue.push(...replies);
+    },
+    fallback: (reply) => {
+      fallback = typeof reply === 'function' ? reply : () => reply;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
