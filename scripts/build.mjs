@@ -21,6 +21,8 @@ await build({
   legalComments: 'none',
   define: { __ESIGN_VERSION__: JSON.stringify(pkg.version) },
   // Some dependencies are CommonJS and call require() for Node built-ins.
-  banner: { js: "import{createRequire as __esignRequire}from'node:module';const require=__esignRequire(import.meta.url);" },
+  banner: {
+    js: "import{createRequire as __esignRequire}from'node:module';const require=__esignRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

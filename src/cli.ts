@@ -97,18 +97,34 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
     .description('Read and change per-profile settings (base_url)')
     .addHelpText(
       'after',
-      examples(['esign config set base_url https://esign.example.com/api/v1', 'esign config get base_url --profile staging', 'esign config list --json']),
+      examples([
+        'esign config set base_url https://esign.example.com/api/v1',
+        'esign config get base_url --profile staging',
+        'esign config list --json',
+      ]),
     );
   const configAction = action(() => import('./commands/config.js'));
-  config.command('get').description('Print a setting').argument('<key>', 'setting name (base_url)').action(configAction);
+  config
+    .command('get')
+    .description('Print a setting')
+    .argument('<key>', 'setting name (base_url)')
+    .action(configAction);
   config
     .command('set')
     .description('Store a setting in the profile')
     .argument('<key>', 'setting name (base_url)')
     .argument('<value>', 'new value')
     .action(configAction);
-  config.command('unset').description('Remove a setting from the profile').argument('<key>', 'setting name').action(configAction);
-  config.command('list').description("List the profile's settings").option('--json', 'print one JSON object').action(configAction);
+  config
+    .command('unset')
+    .description('Remove a setting from the profile')
+    .argument('<key>', 'setting name')
+    .action(configAction);
+  config
+    .command('list')
+    .description("List the profile's settings")
+    .option('--json', 'print one JSON object')
+    .action(configAction);
 
   const envelope = program.command('envelope').description('Create envelopes');
   envelope
@@ -135,7 +151,7 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
         'URL=$(esign envelope create --template 01JD… --name "Ada" --email ada@example.com -q)',
         'esign envelope create … --json | jq -r .expires_at',
         '# In CI: the token from a secret, nothing stored',
-        'ESIGN_TOKEN=${{ secrets.ESIGN_TOKEN }} ESIGN_BASE_URL=https://esign.example.com/api/v1 esign envelope create … --json',
+        'ESIGN_TOKEN="$ESIGN_TOKEN_SECRET" ESIGN_BASE_URL=https://esign.example.com/api/v1 esign envelope create … --json',
       ]),
     )
     .action(action(() => import('./commands/envelope/create.js')));
@@ -196,7 +212,7 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
       'after',
       examples([
         'esign completion bash > ~/.local/share/bash-completion/completions/esign',
-        'esign completion zsh > "${fpath[1]}/_esign"',
+        'esign completion zsh > ~/.zfunc/_esign    # with fpath+=(~/.zfunc) in ~/.zshrc',
         'esign completion fish > ~/.config/fish/completions/esign.fish',
       ]),
     )

@@ -2,8 +2,7 @@
 // the only place that ends the process.
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
-import { type CommanderError, InvalidArgumentError } from 'commander';
-import { buildProgram } from './cli.js';
+import type { CommanderError } from 'commander';
 import { type Context, cachedReadAll, redactingStream } from './context.js';
 import { CliError, ExitCode, InterruptedError, UsageError } from './errors.js';
 
@@ -21,6 +20,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
   const json = flags.includes('--json');
   const verbose = flags.includes('--verbose');
   let exitCode: number = ExitCode.ok;
+  const { buildProgram } = await import('./cli.js');
   const program = buildProgram(ctx, (code) => {
     exitCode = code;
   });
@@ -40,13 +40,18 @@ function fromCommander(error: unknown): unknown {
   const commanderError = error as CommanderError;
   if (typeof commanderError?.code !== 'string' || !commanderError.code.startsWith('commander.')) return error;
   if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(commanderError.code)) {
-    return commanderError.exitCode === 0 ? null : new UsageError('A subcommand is needed (see the help above).');
+    return commanderError.exitCode === 0
+      ? null
+      : new UsageError('A subcommand is needed (see the help above).');
   }
   const [message = '', ...rest] = commanderError.message.replace(/^error: /, '').split('\n');
-  const suggestion = rest.join(' ').trim().replace(/^\((.*)\)$/, '$1');
+  const suggestion = rest
+    .join(' ')
+    .trim()
+    .replace(/^\((.*)\)$/, '$1');
   return new UsageError(`${message.charAt(0).toUpperCase()}${message.slice(1)}.`.replace(/\.\.$/, '.'), {
     hint: suggestion || 'Run the command with --help to see its flags and examples.',
-    cause: error instanceof InvalidArgumentError ? error : undefined,
+    cause: error,
   });
 }
 

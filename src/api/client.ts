@@ -12,7 +12,13 @@ import {
 } from '../errors.js';
 import { HttpClient, type HttpResponse } from './http.js';
 import { parseRetryAfter, retryDelay, sleep } from './retry.js';
-import { ApiErrorBody, CreateEnvelopeResponse, type CreateEnvelopeRequest, describeIssues, type Envelope } from './schemas.js';
+import {
+  ApiErrorBody,
+  type CreateEnvelopeRequest,
+  CreateEnvelopeResponse,
+  describeIssues,
+  type Envelope,
+} from './schemas.js';
 
 export const CREATE_ENVELOPE_PATH = '/native/envelopes/create';
 
@@ -55,7 +61,9 @@ export class ApiClient {
   /** One POST, no retries. Throws NetworkError when no answer came back. */
   async sendCreate(body: CreateEnvelopeRequest, signal?: AbortSignal): Promise<HttpResponse> {
     const json = JSON.stringify(body);
-    this.#trace?.(`> POST ${this.createUrl.href} (${Buffer.byteLength(json)} bytes, Authorization: Bearer [redacted])`);
+    this.#trace?.(
+      `> POST ${this.createUrl.href} (${Buffer.byteLength(json)} bytes, Authorization: Bearer [redacted])`,
+    );
     const response = await this.http.postJson(this.createUrl, json, this.#headers, signal);
     this.#trace?.(`< ${response.status} in ${response.ms.toFixed(0)} ms (${response.text.length} bytes)`);
     return response;
@@ -74,7 +82,9 @@ export class ApiClient {
       const waitMs = retryDelay(attempt, retryAfterMs);
       if (waitMs > maxWaitMs) throw error;
       options.onRetry?.({ attempt: attempt + 1, status: response.status, waitMs });
-      this.#trace?.(`  retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt + 2} of ${maxRetries + 1})`);
+      this.#trace?.(
+        `  retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt + 2} of ${maxRetries + 1})`,
+      );
       try {
         await sleep(waitMs, options.signal);
       } catch {
@@ -102,7 +112,9 @@ function parseErrorBody(text: string): ApiErrorBody | undefined {
 }
 
 function fieldErrors(body: ApiErrorBody | undefined): string[] {
-  return Object.entries(body?.errors ?? {}).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+  return Object.entries(body?.errors ?? {}).flatMap(([field, messages]) =>
+    messages.map((m) => `${field}: ${m}`),
+  );
 }
 
 function looksLikeHtml(response: HttpResponse): boolean {
@@ -171,12 +183,14 @@ export function interpretCreateResponse(response: HttpResponse, now: Date): Crea
     };
   }
   if (status >= 400 && status < 500) {
-    const what = status === 404 ? 'Not found' : status === 422 ? 'The API rejected the request' : 'Request rejected';
+    const what =
+      status === 404 ? 'Not found' : status === 422 ? 'The API rejected the request' : 'Request rejected';
     return fail(
       new ApiRejectedError(`${what} (${status}${said}).`, {
         status,
         details: fieldErrors(body),
-        hint: status === 404 ? 'Check --template: no template with that id is visible to your token.' : undefined,
+        hint:
+          status === 404 ? 'Check --template: no template with that id is visible to your token.' : undefined,
       }),
     );
   }

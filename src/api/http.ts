@@ -54,7 +54,12 @@ export class HttpClient {
   }
 
   /** POSTs JSON. Throws NetworkError (with `sent`) when no HTTP answer came back. */
-  async postJson(url: URL, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpResponse> {
+  async postJson(
+    url: URL,
+    body: string,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<HttpResponse> {
     const started = performance.now();
     try {
       const response = await this.#agent.request({

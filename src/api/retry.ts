@@ -21,7 +21,11 @@ export function parseRetryAfter(value: string | string[] | undefined, now: Date)
 }
 
 /** Full-jitter backoff for the given attempt (0 for the first retry). */
-export function backoffDelay(attempt: number, options: BackoffOptions = DEFAULT_BACKOFF, random = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  options: BackoffOptions = DEFAULT_BACKOFF,
+  random = Math.random,
+): number {
   const ceiling = Math.min(options.capMs, options.baseMs * 2 ** Math.min(attempt, 30));
   return Math.floor(random() * ceiling);
 }

@@ -11,31 +11,40 @@ export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i;
 export const ulid = () =>
   z
     .string({ error: 'must be a string' })
-    .check(z.regex(ULID_PATTERN, 'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E'));
+    .check(
+      z.regex(
+        ULID_PATTERN,
+        'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+      ),
+    );
 
-export const ENVELOPE_STATUSES = ['draft', 'ready', 'sent', 'in_progress', 'completed', 'voided', 'expired'] as const;
+export const ENVELOPE_STATUSES = [
+  'draft',
+  'ready',
+  'sent',
+  'in_progress',
+  'completed',
+  'voided',
+  'expired',
+] as const;
 export const EnvelopeStatus = z.enum(ENVELOPE_STATUSES, {
   error: `must be one of ${ENVELOPE_STATUSES.join(', ')}`,
 });
 
 export const EMAIL_PATTERN = z.regexes.email;
 
-export const SignatoryName = z
-  .string({ error: 'must be a string' })
-  .check(
-    z.refine((s) => s.trim().length > 0, 'must not be empty'),
-    z.maxLength(200, 'must be at most 200 characters'),
-  );
+export const SignatoryName = z.string({ error: 'must be a string' }).check(
+  z.refine((s) => s.trim().length > 0, 'must not be empty'),
+  z.maxLength(200, 'must be at most 200 characters'),
+);
 export const SignatoryEmail = z
   .string({ error: 'must be a string' })
   .check(z.regex(EMAIL_PATTERN, 'must be an email address, like ada@example.com'));
 /** The spec types phone as a string; we accept what a phone number is written with. */
-export const SignatoryPhone = z
-  .string({ error: 'must be a string' })
-  .check(
-    z.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number: digits, spaces and + ( ) - . only'),
-    z.refine((s) => (s.match(/[0-9]/g)?.length ?? 0) >= 3, 'must have at least 3 digits'),
-  );
+export const SignatoryPhone = z.string({ error: 'must be a string' }).check(
+  z.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number: digits, spaces and + ( ) - . only'),
+  z.refine((s) => (s.match(/[0-9]/g)?.length ?? 0) >= 3, 'must have at least 3 digits'),
+);
 
 export const Signatory = z.object({
   name: SignatoryName,
@@ -46,10 +55,7 @@ export const Signatory = z.object({
 export const MAX_EXPIRES_IN_DAYS = 365;
 export const ExpiresInDays = z
   .number({ error: 'must be a number' })
-  .check(
-    z.refine(Number.isInteger, 'must be a whole number of days'),
-    z.gte(1, 'must be at least 1'),
-  );
+  .check(z.refine(Number.isInteger, 'must be a whole number of days'), z.gte(1, 'must be at least 1'));
 
 export const MergeKey = z.string().check(z.minLength(1, 'merge field names must not be empty'));
 export const MergeData = z.record(MergeKey, z.string({ error: 'must be a string' }));
@@ -63,8 +69,7 @@ export const CreateEnvelopeRequest = z.object({
 });
 export type CreateEnvelopeRequest = z.infer<typeof CreateEnvelopeRequest>;
 
-const timestamp = () =>
-  z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' });
+const timestamp = () => z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' });
 
 /** An envelope as returned on creation (spec 2.1). Unknown extra fields are dropped. */
 export const Envelope = z.object({
@@ -90,7 +95,9 @@ export const ApiErrorBody = z.looseObject({
 export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
 
 /** Formats zod issues as `path: message` lines. */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string[] {
+export function describeIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): string[] {
   return issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     return path ? `${path}: ${issue.message}` : issue.message;

@@ -12,10 +12,18 @@ interface Node {
 }
 
 function walk(command: Command, path: string[], globals: string[], out: Node[]): void {
-  const own = command.options.flatMap((option) => [option.long, option.short].filter((f): f is string => Boolean(f)));
+  const own = command.options.flatMap((option) =>
+    [option.long, option.short].filter((f): f is string => Boolean(f)),
+  );
   const flags = [...new Set([...own, ...globals, '--help'])];
   out.push({ path, subcommands: command.commands.map((c) => c.name()), flags });
-  for (const child of command.commands) walk(child, [...path, child.name()], path.length === 0 ? own.filter((f) => f !== '--version' && f !== '-v') : globals, out);
+  for (const child of command.commands)
+    walk(
+      child,
+      [...path, child.name()],
+      path.length === 0 ? own.filter((f) => f !== '--version' && f !== '-v') : globals,
+      out,
+    );
 }
 
 function bash(nodes: Node[]): string {
@@ -32,7 +40,9 @@ _esign() {
     case " $path $w" in
 ${nodes
   .filter((n) => n.subcommands.length > 0)
-  .flatMap((n) => n.subcommands.map((s) => `      " ${[...n.path, s].join(' ')}") path="${[...n.path, s].join(' ')}" ;;`))
+  .flatMap((n) =>
+    n.subcommands.map((s) => `      " ${[...n.path, s].join(' ')}") path="${[...n.path, s].join(' ')}" ;;`),
+  )
   .join('\n')}
     esac
   done
@@ -57,7 +67,12 @@ _esign() {
     case "$path_ $w" in
 ${nodes
   .filter((n) => n.subcommands.length > 0)
-  .flatMap((n) => n.subcommands.map((s) => `      "${n.path.length ? ` ${n.path.join(' ')}` : ''} ${s}") path_="${[...n.path, s].join(' ')}" ;;`))
+  .flatMap((n) =>
+    n.subcommands.map(
+      (s) =>
+        `      "${n.path.length ? ` ${n.path.join(' ')}` : ''} ${s}") path_="${[...n.path, s].join(' ')}" ;;`,
+    ),
+  )
   .join('\n')}
     esac
   done
@@ -75,7 +90,9 @@ function fish(nodes: Node[]): string {
   const lines = ['# fish completion for esign', 'complete -c esign -f'];
   for (const n of nodes) {
     const condition =
-      n.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}`;
+      n.path.length === 0
+        ? '__fish_use_subcommand'
+        : `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}`;
     for (const sub of n.subcommands) lines.push(`complete -c esign -n '${condition}' -a ${sub}`);
     for (const flag of n.flags) {
       if (flag.startsWith('--')) lines.push(`complete -c esign -n '${condition}' -l ${flag.slice(2)}`);

@@ -3,7 +3,13 @@
 import type { CommandInput } from '../cli.js';
 import { configDir } from '../config/paths.js';
 import { maskToken, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
-import { ensureProfile, getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
+import {
+  ensureProfile,
+  getProfile,
+  pruneProfile,
+  readConfigFile,
+  updateConfigFile,
+} from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommonOptions } from './settings.js';

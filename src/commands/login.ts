@@ -1,7 +1,7 @@
 // esign login: store a token (and the base URL, when given) in a profile. Nothing is sent.
 import type { CommandInput } from '../cli.js';
-import { normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
 import { configDir, configFilePath } from '../config/paths.js';
+import { normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
 import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -54,7 +54,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
   const c = themeFor(ctx.stderr, ctx.env);
   const mark = ctx.stderr.isTTY ? `${c.green('✓')} ` : '';
-  ctx.stderr.write(`${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`);
+  ctx.stderr.write(
+    `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
+  );
   if (baseUrl) ctx.stderr.write(`${mark}Base URL for profile '${profile}': ${baseUrl}\n`);
   if (!getProfile(config, profile)?.base_url && !ctx.env.ESIGN_BASE_URL) {
     ctx.stderr.write(
@@ -62,7 +64,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     );
   }
   if (ctx.env.ESIGN_TOKEN) {
-    ctx.stderr.write('note: ESIGN_TOKEN is set in this environment and takes precedence over the stored token.\n');
+    ctx.stderr.write(
+      'note: ESIGN_TOKEN is set in this environment and takes precedence over the stored token.\n',
+    );
   }
   return ExitCode.ok;
 }

@@ -23,6 +23,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n',
     );
   }
-  if (ctx.env.ESIGN_TOKEN) ctx.stderr.write('note: ESIGN_TOKEN is still set in this environment and will be used.\n');
+  if (ctx.env.ESIGN_TOKEN)
+    ctx.stderr.write('note: ESIGN_TOKEN is still set in this environment and will be used.\n');
   return ExitCode.ok;
 }

@@ -1,6 +1,13 @@
 // What most commands start with: the settings (flag > env > profile > default) and an API client.
 import type { ApiClient } from '../api/client.js';
-import { describeSource, type GlobalFlags, requireBaseUrl, requireToken, resolveSettings, type Settings } from '../config/settings.js';
+import {
+  describeSource,
+  type GlobalFlags,
+  requireBaseUrl,
+  requireToken,
+  resolveSettings,
+  type Settings,
+} from '../config/settings.js';
 import { readConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 

@@ -30,7 +30,11 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       `  ${c.dim(label.padEnd(12))}${value}${source ? c.dim(` (${source})`) : ''}\n`;
     ctx.stdout.write(
       row('Profile', settings.profile.value, describeSource(settings.profile.source)) +
-        row('Base URL', settings.baseUrl.value ?? c.yellow('not set'), settings.baseUrl.value ? describeSource(settings.baseUrl.source) : undefined) +
+        row(
+          'Base URL',
+          settings.baseUrl.value ?? c.yellow('not set'),
+          settings.baseUrl.value ? describeSource(settings.baseUrl.source) : undefined,
+        ) +
         row(
           'Token',
           token ? maskToken(token) : c.yellow('none'),

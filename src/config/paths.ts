@@ -8,7 +8,8 @@ import type { Env } from '../context.js';
 export function configDir(env: Env, platform: NodeJS.Platform, homedir: string): string {
   if (env.ESIGN_CONFIG_DIR) return env.ESIGN_CONFIG_DIR;
   if (platform === 'darwin') return join(homedir, 'Library', 'Preferences', 'esign');
-  if (platform === 'win32') return join(env.APPDATA || join(homedir, 'AppData', 'Roaming'), 'esign', 'Config');
+  if (platform === 'win32')
+    return join(env.APPDATA || join(homedir, 'AppData', 'Roaming'), 'esign', 'Config');
   return join(env.XDG_CONFIG_HOME || join(homedir, '.config'), 'esign');
 }
 

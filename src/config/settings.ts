@@ -82,9 +82,12 @@ export function normalizeBaseUrl(raw: string, where: string): string {
   }
   if (url.protocol === 'http:') {
     if (!LOOPBACK_HOST.test(url.hostname)) {
-      throw new UsageError(`${where}: plain http:// is allowed only for loopback hosts, not ${url.hostname}.`, {
-        hint: 'Use https:// (http:// is for localhost, 127.0.0.0/8 and [::1], where `esign sandbox` listens).',
-      });
+      throw new UsageError(
+        `${where}: plain http:// is allowed only for loopback hosts, not ${url.hostname}.`,
+        {
+          hint: 'Use https:// (http:// is for localhost, 127.0.0.0/8 and [::1], where `esign sandbox` listens).',
+        },
+      );
     }
   } else if (url.protocol !== 'https:') {
     throw new UsageError(`${where}: the base URL must start with https://, not ${url.protocol}//.`);
@@ -100,7 +103,11 @@ export function normalizeBaseUrl(raw: string, where: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-export function resolveSettings(flags: GlobalFlags, ctx: { env: Env; platform: NodeJS.Platform; homedir: string }, read: (dir: string) => ConfigFile): Settings {
+export function resolveSettings(
+  flags: GlobalFlags,
+  ctx: { env: Env; platform: NodeJS.Platform; homedir: string },
+  read: (dir: string) => ConfigFile,
+): Settings {
   const { env } = ctx;
   const profile = resolveProfileName(flags, env);
   const timeoutMs = parseTimeout(flags, env);
@@ -109,7 +116,8 @@ export function resolveSettings(flags: GlobalFlags, ctx: { env: Env; platform: N
   const fromProfile = `profile ${profile.value}` as const;
 
   let baseUrl: Setting<string | undefined> = { value: undefined, source: 'none' };
-  if (flags.baseUrl !== undefined) baseUrl = { value: normalizeBaseUrl(flags.baseUrl, '--base-url'), source: 'flag' };
+  if (flags.baseUrl !== undefined)
+    baseUrl = { value: normalizeBaseUrl(flags.baseUrl, '--base-url'), source: 'flag' };
   else if (env.ESIGN_BASE_URL) {
     baseUrl = { value: normalizeBaseUrl(env.ESIGN_BASE_URL, 'ESIGN_BASE_URL'), source: 'env ESIGN_BASE_URL' };
   } else if (stored?.base_url) {
@@ -143,7 +151,8 @@ export function requireBaseUrl(settings: Settings): string {
 
 export function requireToken(settings: Settings): string {
   if (settings.token.value) return settings.token.value;
-  const profileFlag = settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
+  const profileFlag =
+    settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
   throw new NotAuthenticatedError(`Not logged in: no token for profile '${settings.profile.value}'.`, {
     hint: `Run \`esign login${profileFlag}\`, or set ESIGN_TOKEN (in CI, from a secret).`,
   });

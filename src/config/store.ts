@@ -36,23 +36,32 @@ export function readConfigFile(dir: string): ConfigFile {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ConfigFileError(`The config file ${path} is not valid JSON: ${describeJsonSyntaxError(error, text)}.`, {
-      hint: 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.',
-      cause: error,
-    });
+    throw new ConfigFileError(
+      `The config file ${path} is not valid JSON: ${describeJsonSyntaxError(error, text)}.`,
+      {
+        hint: 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.',
+        cause: error,
+      },
+    );
   }
   const parsed = ConfigFile.safeParse(data);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.map(String).join('.') || '(top level)';
-    throw new ConfigFileError(`The config file ${path} is not an esign config: unexpected value at ${where}.`, {
-      hint: 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.',
-    });
+    throw new ConfigFileError(
+      `The config file ${path} is not an esign config: unexpected value at ${where}.`,
+      {
+        hint: 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.',
+      },
+    );
   }
   return parsed.data;
 }
 
 /** Reads the config (refusing a broken file), applies `change` and writes it back through conf. */
-export async function updateConfigFile(dir: string, change: (config: ConfigFile) => void): Promise<ConfigFile> {
+export async function updateConfigFile(
+  dir: string,
+  change: (config: ConfigFile) => void,
+): Promise<ConfigFile> {
   const config = readConfigFile(dir);
   change(config);
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -30,13 +30,19 @@ function kindOf(value: unknown): string {
 }
 
 /** Converts a JSON object's values to strings; `where` names the source in problems. */
-export function toMergeData(object: Record<string, unknown>, where: string, problems: Problems): Record<string, string> {
+export function toMergeData(
+  object: Record<string, unknown>,
+  where: string,
+  problems: Problems,
+): Record<string, string> {
   const data: Record<string, string> = {};
   for (const [key, value] of Object.entries(object)) {
     const text = mergeValueToString(value);
     if (key === '') problems.push(`${where}: a merge field has an empty name.`);
     else if (text === undefined) {
-      problems.push(`${where}: merge field '${key}' is ${kindOf(value)}; values must be strings, numbers or booleans.`);
+      problems.push(
+        `${where}: merge field '${key}' is ${kindOf(value)}; values must be strings, numbers or booleans.`,
+      );
     } else data[key] = text;
   }
   return data;
@@ -57,7 +63,11 @@ export function parseMergeDataText(text: string, where: string, problems: Proble
 }
 
 /** Reads `--data` files in order (later files win); `-` is standard input, allowed once. */
-export async function readMergeDataFiles(paths: readonly string[], ctx: Context, problems: Problems): Promise<Record<string, string>> {
+export async function readMergeDataFiles(
+  paths: readonly string[],
+  ctx: Context,
+  problems: Problems,
+): Promise<Record<string, string>> {
   let merged: Record<string, string> = {};
   if (paths.filter((path) => path === '-').length > 1) {
     problems.push('--data -: standard input can be read only once.');
@@ -70,7 +80,14 @@ export async function readMergeDataFiles(paths: readonly string[], ctx: Context,
       text = path === '-' ? await ctx.stdin.readAll() : await readFile(resolve(ctx.cwd, path), 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'it is a folder'
+              : (error as Error).message;
       problems.push(`${where}: cannot read the file (${why}).`);
       continue;
     }
@@ -98,7 +115,11 @@ export function parseSetFlags(values: readonly string[], problems: Problems): Re
 }
 
 /** A positive whole number of days, from a flag or a CSV cell. */
-export function parseExpiresInDays(raw: string | undefined, where: string, problems: Problems): number | undefined {
+export function parseExpiresInDays(
+  raw: string | undefined,
+  where: string,
+  problems: Problems,
+): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1) {
     problems.push(`${where}: '${raw}' is not a positive whole number of days.`);
@@ -131,7 +152,9 @@ export function validateRequest(
     const path = issue.path.map(String).join('.');
     const isMissing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
     const name = names[path] ?? (path.startsWith('merge_data.') ? `merge field '${path.slice(11)}'` : path);
-    problems.push(`${prefix}${name}: ${isMissing ? 'is required' : describeIssues([{ ...issue, path: [] }])[0]}.`);
+    problems.push(
+      `${prefix}${name}: ${isMissing ? 'is required' : describeIssues([{ ...issue, path: [] }])[0]}.`,
+    );
   }
   return undefined;
 }

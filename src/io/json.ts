@@ -127,12 +127,17 @@ export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefin
         fail(`expected ',' or ']' after an array element, found ${describe()}`);
       }
     }
-    if (c === '"') return string();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return number();
-    fail(i >= text.length ? 'unexpected end of input (the input is empty or cut short)' : `unexpected ${describe()}`);
+    if (c === '"') string();
+    else if (c === 't') literal('true');
+    else if (c === 'f') literal('false');
+    else if (c === 'n') literal('null');
+    else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) number();
+    else
+      fail(
+        i >= text.length
+          ? 'unexpected end of input (the input is empty or cut short)'
+          : `unexpected ${describe()}`,
+      );
   };
   try {
     value(0);

@@ -2,7 +2,11 @@
 import type { ReadStream } from 'node:tty';
 import { InterruptedError } from '../errors.js';
 
-export function promptSecret(input: ReadStream, output: NodeJS.WritableStream, question: string): Promise<string> {
+export function promptSecret(
+  input: ReadStream,
+  output: NodeJS.WritableStream,
+  question: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     output.write(question);
     const wasRaw = input.isRaw;

@@ -7,7 +7,16 @@ import { json, ok, type ScriptedServer, startScriptedServer } from '../helpers/s
 
 const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
-const BASE_ARGS = ['envelope', 'create', '--template', TEMPLATE, '--name', 'Ada Lovelace', '--email', 'ada@example.com'];
+const BASE_ARGS = [
+  'envelope',
+  'create',
+  '--template',
+  TEMPLATE,
+  '--name',
+  'Ada Lovelace',
+  '--email',
+  'ada@example.com',
+];
 
 let server: ScriptedServer;
 beforeAll(async () => {
@@ -23,7 +32,11 @@ function env(extra: Record<string, string | undefined> = {}) {
 }
 
 async function create(args: string[], options: TestContextOptions = {}) {
-  const result = await runCli([...BASE_ARGS, ...args], { now: new Date('2026-11-22T10:00:00Z'), ...options, env: env(options.env) });
+  const result = await runCli([...BASE_ARGS, ...args], {
+    now: new Date('2026-11-22T10:00:00Z'),
+    ...options,
+    env: env(options.env),
+  });
   assertNoSecret(result, TOKEN);
   return result;
 }
@@ -31,7 +44,12 @@ async function create(args: string[], options: TestContextOptions = {}) {
 describe('envelope create: success', () => {
   it('sends exactly the documented request and prints the envelope for a person', async () => {
     server.script(ok());
-    const { code, stdout, stderr } = await create(['--set', 'company=Analytical Engines', '--phone', '+44 20 7946 0000']);
+    const { code, stdout, stderr } = await create([
+      '--set',
+      'company=Analytical Engines',
+      '--phone',
+      '+44 20 7946 0000',
+    ]);
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(server.requests).toHaveLength(1);
@@ -95,9 +113,12 @@ describe('envelope create: success', () => {
 
   it('normalises a lower-case template ULID to upper case', async () => {
     server.script(ok());
-    const { code } = await runCli(['envelope', 'create', '--template', TEMPLATE.toLowerCase(), '--name', 'A', '--email', 'a@b.co'], {
-      env: env(),
-    });
+    const { code } = await runCli(
+      ['envelope', 'create', '--template', TEMPLATE.toLowerCase(), '--name', 'A', '--email', 'a@b.co'],
+      {
+        env: env(),
+      },
+    );
     expect(code).toBe(0);
     expect(JSON.parse(server.requests[0]?.body ?? '').template_id).toBe(TEMPLATE);
   });
@@ -151,9 +172,13 @@ describe('envelope create: merge data', () => {
   });
 
   it('rejects a JSON value that is not an object, and an unreadable file', async () => {
-    const { code, stderr } = await create(['--data', '-', '--data', '/nonexistent/merge.json'], { stdin: '[1, 2]' });
+    const { code, stderr } = await create(['--data', '-', '--data', '/nonexistent/merge.json'], {
+      stdin: '[1, 2]',
+    });
     expect(code).toBe(2);
-    expect(stderr).toContain('--data - (standard input): expected a JSON object of merge fields, found an array.');
+    expect(stderr).toContain(
+      '--data - (standard input): expected a JSON object of merge fields, found an array.',
+    );
     expect(stderr).toContain('--data /nonexistent/merge.json: cannot read the file (no such file).');
     expect(server.requests).toHaveLength(0);
   });
@@ -172,10 +197,22 @@ describe('envelope create: bad input is caught before anything is sent', () => {
     [['envelope', 'create', '--name', 'A', '--email', 'a@b.co'], '--template: is required'],
     [['envelope', 'create', '--template', TEMPLATE, '--email', 'a@b.co'], '--name: is required'],
     [['envelope', 'create', '--template', TEMPLATE, '--name', 'A'], '--email: is required'],
-    [['envelope', 'create', '--template', 'not-a-ulid', '--name', 'A', '--email', 'a@b.co'], '--template: must be a ULID'],
-    [['envelope', 'create', '--template', 'U1JD7X4ZQ8G1N6RVS0Y2MBKT3E', '--name', 'A', '--email', 'a@b.co'], 'must be a ULID'],
-    [['envelope', 'create', '--template', TEMPLATE, '--name', 'A', '--email', 'not-an-email'], '--email: must be an email address'],
-    [['envelope', 'create', '--template', TEMPLATE, '--name', ' ', '--email', 'a@b.co'], '--name: must not be empty'],
+    [
+      ['envelope', 'create', '--template', 'not-a-ulid', '--name', 'A', '--email', 'a@b.co'],
+      '--template: must be a ULID',
+    ],
+    [
+      ['envelope', 'create', '--template', 'U1JD7X4ZQ8G1N6RVS0Y2MBKT3E', '--name', 'A', '--email', 'a@b.co'],
+      'must be a ULID',
+    ],
+    [
+      ['envelope', 'create', '--template', TEMPLATE, '--name', 'A', '--email', 'not-an-email'],
+      '--email: must be an email address',
+    ],
+    [
+      ['envelope', 'create', '--template', TEMPLATE, '--name', ' ', '--email', 'a@b.co'],
+      '--name: must not be empty',
+    ],
     [[...BASE_ARGS, '--expires-in-days', '0'], "--expires-in-days: '0' is not a positive whole number"],
     [[...BASE_ARGS, '--expires-in-days', '2.5'], "--expires-in-days: '2.5' is not a positive whole number"],
     [[...BASE_ARGS, '--phone', 'call me'], '--phone: must be a phone number'],
@@ -192,7 +229,9 @@ describe('envelope create: bad input is caught before anything is sent', () => {
   });
 
   it('lists every problem at once', async () => {
-    const { code, stderr } = await runCli(['envelope', 'create', '--template', 'x', '--email', 'y'], { env: env() });
+    const { code, stderr } = await runCli(['envelope', 'create', '--template', 'x', '--email', 'y'], {
+      env: env(),
+    });
     expect(code).toBe(2);
     expect(stderr).toContain('3 problems with the input; nothing was sent');
     expect(stderr).toContain('--template: must be a ULID');
@@ -252,7 +291,12 @@ describe('envelope create: API failures map to the contract', () => {
   });
 
   it('422 → exit 5 with each field error', async () => {
-    server.script(json(422, { message: 'The given data was invalid.', errors: { 'merge_data.x': ['unknown merge tag'] } }));
+    server.script(
+      json(422, {
+        message: 'The given data was invalid.',
+        errors: { 'merge_data.x': ['unknown merge tag'] },
+      }),
+    );
     const { code, stderr } = await create([]);
     expect(code).toBe(5);
     expect(stderr).toContain('The given data was invalid.');
@@ -272,7 +316,11 @@ describe('envelope create: API failures map to the contract', () => {
     expect(code).toBe(4);
     expect(stdout).toBe('');
     const parsed = JSON.parse(stderr);
-    expect(parsed.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('Forbidden.'), status: 403 });
+    expect(parsed.error).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('Forbidden.'),
+      status: 403,
+    });
   });
 
   it('--json input errors have status null', async () => {

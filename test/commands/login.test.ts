@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assertNoSecret, createTestContext, runCli } from '../helpers/context.js';
@@ -12,7 +12,10 @@ function readConfig(dir: string) {
 describe('esign login', () => {
   it('--with-token stores the piped token (trailing newline trimmed) with mode 0600 in a 0700 folder', async () => {
     const ctx = createTestContext({ stdin: `${TOKEN}\n` });
-    const result = await runCli(['login', '--with-token', '--base-url', 'https://esign.example.com/api/v1/'], ctx);
+    const result = await runCli(
+      ['login', '--with-token', '--base-url', 'https://esign.example.com/api/v1/'],
+      ctx,
+    );
     assertNoSecret(result, TOKEN);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
@@ -66,7 +69,10 @@ describe('esign login', () => {
 
   it('refuses a base URL that is not https (exit 2) before storing anything', async () => {
     const ctx = createTestContext({ stdin: TOKEN });
-    const { code, stderr } = await runCli(['login', '--with-token', '--base-url', 'http://esign.example.com/api/v1'], ctx);
+    const { code, stderr } = await runCli(
+      ['login', '--with-token', '--base-url', 'http://esign.example.com/api/v1'],
+      ctx,
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('plain http:// is allowed only for loopback hosts');
     expect(() => statSync(join(ctx.configDir, 'config.json'))).toThrow();
@@ -96,7 +102,9 @@ describe('esign logout', () => {
     assertNoSecret(result, TOKEN);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('stays valid on the server until you revoke it');
-    expect(readConfig(ctx.configDir)).toEqual({ profiles: { default: { base_url: 'https://esign.example.com/api/v1' } } });
+    expect(readConfig(ctx.configDir)).toEqual({
+      profiles: { default: { base_url: 'https://esign.example.com/api/v1' } },
+    });
   });
 
   it('exits 0 when there was no token', async () => {
@@ -127,16 +135,32 @@ describe('esign status', () => {
     await runCli(['login', '--with-token', '--base-url', 'https://profile.example.com/api/v1'], ctx);
     const envCtx = createTestContext({
       configDir: ctx.configDir,
-      env: { ESIGN_BASE_URL: 'https://env.example.com/api/v1', ESIGN_TOKEN: 'tok_env_abcdef123456', ESIGN_TIMEOUT: '5' },
+      env: {
+        ESIGN_BASE_URL: 'https://env.example.com/api/v1',
+        ESIGN_TOKEN: 'tok_env_abcdef123456',
+        ESIGN_TIMEOUT: '5',
+      },
     });
     const fromEnv = await runCli(['status', '--json'], envCtx);
     const report = JSON.parse(fromEnv.stdout);
-    expect(report.base_url).toEqual({ value: 'https://env.example.com/api/v1', source: 'env ESIGN_BASE_URL' });
+    expect(report.base_url).toEqual({
+      value: 'https://env.example.com/api/v1',
+      source: 'env ESIGN_BASE_URL',
+    });
     expect(report.token).toEqual({ value: '****3456', source: 'env ESIGN_TOKEN', overrides_profile: true });
     expect(report.timeout_seconds).toEqual({ value: 5, source: 'env ESIGN_TIMEOUT' });
-    const flagCtx = createTestContext({ configDir: ctx.configDir, env: { ESIGN_BASE_URL: 'https://env.example.com/api/v1' } });
-    const fromFlag = await runCli(['status', '--json', '--base-url', 'https://flag.example.com/api/v1', '--timeout', '2'], flagCtx);
-    expect(JSON.parse(fromFlag.stdout).base_url).toEqual({ value: 'https://flag.example.com/api/v1', source: 'flag' });
+    const flagCtx = createTestContext({
+      configDir: ctx.configDir,
+      env: { ESIGN_BASE_URL: 'https://env.example.com/api/v1' },
+    });
+    const fromFlag = await runCli(
+      ['status', '--json', '--base-url', 'https://flag.example.com/api/v1', '--timeout', '2'],
+      flagCtx,
+    );
+    expect(JSON.parse(fromFlag.stdout).base_url).toEqual({
+      value: 'https://flag.example.com/api/v1',
+      source: 'flag',
+    });
     expect(JSON.parse(fromFlag.stdout).timeout_seconds).toEqual({ value: 2, source: 'flag' });
   });
 
@@ -151,7 +175,10 @@ describe('esign status', () => {
   it('uses ESIGN_PROFILE, and rejects a bad profile name', async () => {
     const ctx = createTestContext({ stdin: TOKEN });
     await runCli(['login', '--with-token', '--profile', 'ci'], ctx);
-    const viaEnv = await runCli(['status', '--json'], createTestContext({ configDir: ctx.configDir, env: { ESIGN_PROFILE: 'ci' } }));
+    const viaEnv = await runCli(
+      ['status', '--json'],
+      createTestContext({ configDir: ctx.configDir, env: { ESIGN_PROFILE: 'ci' } }),
+    );
     expect(JSON.parse(viaEnv.stdout).profile).toEqual({ value: 'ci', source: 'env ESIGN_PROFILE' });
     const bad = await runCli(['status', '--profile', '../etc']);
     expect(bad.code).toBe(2);
@@ -162,18 +189,30 @@ describe('esign status', () => {
 describe('esign config', () => {
   it('sets, gets, lists and unsets base_url per profile', async () => {
     const ctx = createTestContext();
-    const set = await runCli(['config', 'set', 'base_url', 'https://esign.example.com/api/v1/', '--profile', 'prod'], ctx);
+    const set = await runCli(
+      ['config', 'set', 'base_url', 'https://esign.example.com/api/v1/', '--profile', 'prod'],
+      ctx,
+    );
     expect(set.code).toBe(0);
-    const get = await runCli(['config', 'get', 'base_url', '--profile', 'prod'], createTestContext({ configDir: ctx.configDir }));
+    const get = await runCli(
+      ['config', 'get', 'base_url', '--profile', 'prod'],
+      createTestContext({ configDir: ctx.configDir }),
+    );
     expect(get.stdout).toBe('https://esign.example.com/api/v1\n');
-    const list = await runCli(['config', 'list', '--json', '--profile', 'prod'], createTestContext({ configDir: ctx.configDir }));
+    const list = await runCli(
+      ['config', 'list', '--json', '--profile', 'prod'],
+      createTestContext({ configDir: ctx.configDir }),
+    );
     expect(JSON.parse(list.stdout)).toEqual({
       profile: 'prod',
       base_url: 'https://esign.example.com/api/v1',
       token: null,
       profiles: ['prod'],
     });
-    const unset = await runCli(['config', 'unset', 'base_url', '--profile', 'prod'], createTestContext({ configDir: ctx.configDir }));
+    const unset = await runCli(
+      ['config', 'unset', 'base_url', '--profile', 'prod'],
+      createTestContext({ configDir: ctx.configDir }),
+    );
     expect(unset.code).toBe(0);
     expect(readConfig(ctx.configDir)).toEqual({ profiles: {} });
   });

@@ -32,12 +32,24 @@ describe('the built binary', () => {
   it('login --with-token, then envelope create in every output mode', async () => {
     const configDir = freshConfigDir();
     const env = { ESIGN_CONFIG_DIR: configDir };
-    const login = await runBin(['login', '--with-token', '--base-url', server.baseUrl], { env, stdin: `${TOKEN}\n` });
+    const login = await runBin(['login', '--with-token', '--base-url', server.baseUrl], {
+      env,
+      stdin: `${TOKEN}\n`,
+    });
     assertNoSecret(login, TOKEN);
     expect(login.code).toBe(0);
     expect(statSync(join(configDir, 'config.json')).mode & 0o777).toBe(0o600);
 
-    const args = ['envelope', 'create', '--template', TEMPLATE, '--name', 'Ada Lovelace', '--email', 'ada@example.com'];
+    const args = [
+      'envelope',
+      'create',
+      '--template',
+      TEMPLATE,
+      '--name',
+      'Ada Lovelace',
+      '--email',
+      'ada@example.com',
+    ];
     server.script(ok(), ok(), ok());
     const human = await runBin(args, { env });
     const asJson = await runBin([...args, '--json'], { env });
@@ -49,7 +61,9 @@ describe('the built binary', () => {
     expect(human.stdout).toContain('Signing URL');
     expect(JSON.parse(asJson.stdout).envelope_id).toBe(TEMPLATE);
     expect(quiet.stdout).toBe('https://sign.example.com/s/01JD7X4ZQ8G1N6RVS0Y2MBKT3E\n');
-    expect(server.requests.slice(-3).map((r) => r.headers.authorization)).toEqual(Array(3).fill(`Bearer ${TOKEN}`));
+    expect(server.requests.slice(-3).map((r) => r.headers.authorization)).toEqual(
+      Array(3).fill(`Bearer ${TOKEN}`),
+    );
   });
 
   it('exit codes reach the shell: 2 input, 3 no token, 4 forbidden, 7 server', async () => {
@@ -106,7 +120,14 @@ describe.skipIf(!hasTmux)('interactive login under a real terminal (tmux)', () =
     const session = `esign-login-${process.pid}`;
     const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
     tmux(
-      'new-session', '-d', '-s', session, '-x', '120', '-y', '20',
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '120',
+      '-y',
+      '20',
       `env ESIGN_CONFIG_DIR=${configDir} NO_COLOR=1 ${process.execPath} ${BIN} login; echo "exit=$?"; sleep 30`,
     );
     try {

@@ -102,7 +102,10 @@ export interface CliResult {
 }
 
 /** Runs `esign <argv>` in-process against a test context. */
-export async function runCli(argv: string[], options: TestContextOptions | TestContext = {}): Promise<CliResult> {
+export async function runCli(
+  argv: string[],
+  options: TestContextOptions | TestContext = {},
+): Promise<CliResult> {
   const ctx = 'out' in options ? options : createTestContext(options);
   const code = await run(argv, ctx);
   return { code, stdout: ctx.out.text, stderr: ctx.err.text, ctx };

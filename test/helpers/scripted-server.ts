@@ -12,7 +12,14 @@ export interface ReceivedRequest {
 
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string>; delayMs?: number }
-  | { kind: 'text'; status: number; body: string; contentType?: string; headers?: Record<string, string>; delayMs?: number }
+  | {
+      kind: 'text';
+      status: number;
+      body: string;
+      contentType?: string;
+      headers?: Record<string, string>;
+      delayMs?: number;
+    }
   /** Read the request, then close the connection without answering (the outcome is unknown). */
   | { kind: 'destroy'; delayMs?: number }
   /** Read the request and never answer. */
@@ -99,7 +106,9 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       const reply =
         queue.shift() ??
         fallback?.(received, index) ??
-        json(599, { message: `scripted server: unexpected request #${index + 1} ${received.method} ${received.url}` });
+        json(599, {
+          message: `scripted server: unexpected request #${index + 1} ${received.method} ${received.url}`,
+        });
       void respond(reply, res);
     });
   });

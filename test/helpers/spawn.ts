@@ -20,12 +20,21 @@ export function freshConfigDir(): string {
 
 export function runBin(
   args: string[],
-  options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    stdin?: string;
+    cwd?: string;
+    timeoutMs?: number;
+  } = {},
 ): Promise<SpawnResult> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env,
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -3,7 +3,6 @@ import * as z from 'zod/mini';
 import type { Envelope } from '../../api/schemas.js';
 import type { CommandInput } from '../../cli.js';
 import type { Context } from '../../context.js';
-import { ExitCode, InputError, UsageError } from '../../errors.js';
 import {
   normalizeRequest,
   type Problems,
@@ -12,6 +11,7 @@ import {
   readMergeDataFiles,
   validateRequest,
 } from '../../envelope/request.js';
+import { ExitCode, InputError, UsageError } from '../../errors.js';
 import { themeFor } from '../../io/theme.js';
 import { formatRelative, formatUtc } from '../../io/time.js';
 import { type CommonOptions, connect, loadSettings } from '../settings.js';
@@ -40,17 +40,26 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const draft = {
     template_id: flags.template,
     merge_data: { ...fromFiles, ...fromSet },
-    signatory: { name: flags.name, email: flags.email, ...(flags.phone === undefined ? {} : { phone: flags.phone }) },
+    signatory: {
+      name: flags.name,
+      email: flags.email,
+      ...(flags.phone === undefined ? {} : { phone: flags.phone }),
+    },
     ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
   };
   const body = validateRequest(draft, problems);
   if (problems.length > 0 || !body) {
     const only = problems.length === 1;
-    const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field')) ? InputError : UsageError;
-    throw new ErrorClass(only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`, {
-      details: only ? [] : problems,
-      hint: 'See `esign envelope create --help` for the flags and examples.',
-    });
+    const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field'))
+      ? InputError
+      : UsageError;
+    throw new ErrorClass(
+      only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`,
+      {
+        details: only ? [] : problems,
+        hint: 'See `esign envelope create --help` for the flags and examples.',
+      },
+    );
   }
   const request = normalizeRequest(body);
 
