@@ -1,0 +1,101 @@
+// One batch record + the defaults from flags → a validated create request, or its problems.
+import { createHash } from 'node:crypto';
+import type { CreateEnvelopeRequest } from '../api/schemas.js';
+import {
+  normalizeRequest,
+  type Problems,
+  parseExpiresInDays,
+  toMergeData,
+  validateRequest,
+} from '../envelope/request.js';
+
+export interface BatchDefaults {
+  template_id?: string | undefined;
+  merge_data: Record<string, string>;
+  expires_in_days?: number | undefined;
+}
+
+export type InputFormat = 'jsonl' | 'csv';
+
+const ALLOWED_KEYS = new Set(['template_id', 'merge_data', 'signatory', 'expires_in_days']);
+
+const NAMES: Record<InputFormat, Record<string, string>> = {
+  jsonl: {
+    template_id: 'template_id',
+    'signatory.name': 'signatory.name',
+    'signatory.email': 'signatory.email',
+    'signatory.phone': 'signatory.phone',
+    signatory: 'signatory',
+    expires_in_days: 'expires_in_days',
+  },
+  csv: {
+    template_id: 'template_id',
+    'signatory.name': 'signatory_name',
+    'signatory.email': 'signatory_email',
+    'signatory.phone': 'signatory_phone',
+    expires_in_days: 'expires_in_days',
+  },
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Returns the request, or undefined with the reasons pushed to `problems` (without line numbers). */
+export function buildBatchRequest(
+  record: unknown,
+  defaults: BatchDefaults,
+  format: InputFormat,
+  problems: Problems,
+): CreateEnvelopeRequest | undefined {
+  if (!isObject(record)) {
+    problems.push(
+      'expected a JSON object with signatory (and optionally template_id, merge_data, expires_in_days)',
+    );
+    return undefined;
+  }
+  const before = problems.length;
+  for (const key of Object.keys(record)) {
+    if (!ALLOWED_KEYS.has(key)) {
+      problems.push(`unknown key '${key}' (allowed: template_id, merge_data, signatory, expires_in_days)`);
+    }
+  }
+  let mergeData: Record<string, string> = {};
+  if (record.merge_data !== undefined) {
+    if (isObject(record.merge_data)) mergeData = toMergeData(record.merge_data, 'merge_data', problems);
+    else problems.push('merge_data must be a JSON object');
+  }
+  let expires: number | undefined = defaults.expires_in_days;
+  const ownExpires = record.expires_in_days;
+  if (typeof ownExpires === 'string') {
+    expires =
+      parseExpiresInDays(ownExpires, NAMES[format].expires_in_days ?? 'expires_in_days', problems) ?? expires;
+  } else if (ownExpires !== undefined) {
+    if (typeof ownExpires === 'number' && Number.isInteger(ownExpires) && ownExpires >= 1)
+      expires = ownExpires;
+    else
+      problems.push(`expires_in_days: ${JSON.stringify(ownExpires)} is not a positive whole number of days`);
+  }
+  const body = {
+    template_id: record.template_id ?? defaults.template_id,
+    merge_data: { ...defaults.merge_data, ...mergeData },
+    signatory: record.signatory,
+    ...(expires === undefined ? {} : { expires_in_days: expires }),
+  };
+  const found: Problems = [];
+  const request = validateRequest(body, found, NAMES[format]);
+  for (const problem of found) {
+    const clean = problem.replace(/\.$/, '');
+    problems.push(
+      clean.startsWith('template_id: is required')
+        ? 'template_id: is required (give it in the record or with --template)'
+        : clean,
+    );
+  }
+  if (problems.length > before || !request) return undefined;
+  return normalizeRequest(request);
+}
+
+/** Identifies a record's request, so that a resumed run notices when the input changed under it. */
+export function fingerprint(request: CreateEnvelopeRequest): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,135 @@
+// What an earlier run left in --output (and in its pending journal), for --resume.
+import { createReadStream } from 'node:fs';
+import { open, stat, truncate } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { UsageError } from '../errors.js';
+
+export type PreviousState = 'created' | 'unknown' | 'failed';
+
+export interface PreviousRecord {
+  state: PreviousState;
+  fingerprint: string | undefined;
+  /** Byte offset in --output where the latest result line for this record starts. */
+  offset: number;
+}
+
+/** Outcome per input line; `created` wins over anything else, otherwise the latest outcome counts. */
+export type PreviousResults = Map<number, PreviousRecord>;
+
+function record(results: PreviousResults, line: number, next: PreviousRecord): void {
+  const current = results.get(line);
+  if (current?.state === 'created') return;
+  results.set(line, next);
+}
+
+/**
+ * A process killed mid-write can leave a last line without its newline. It was never counted as
+ * done, so it is cut off before new lines are appended after it.
+ */
+export async function dropTornTail(path: string): Promise<void> {
+  const size = (await stat(path)).size;
+  if (size === 0) return;
+  const handle = await open(path, 'r');
+  try {
+    const chunkSize = Math.min(size, 64 * 1024);
+    let end = size;
+    for (;;) {
+      const start = Math.max(0, end - chunkSize);
+      const buffer = Buffer.alloc(end - start);
+      await handle.read(buffer, 0, buffer.length, start);
+      const newline = buffer.lastIndexOf(10);
+      if (end === size && newline === buffer.length - 1) return; // ends cleanly
+      if (newline !== -1) {
+        await truncate(path, start + newline + 1);
+        return;
+      }
+      if (start === 0) {
+        await truncate(path, 0);
+        return;
+      }
+      end = start;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function readPreviousResults(path: string): Promise<PreviousResults> {
+  const results: PreviousResults = new Map();
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  let lineNumber = 0;
+  let offset = 0;
+  for await (const text of lines) {
+    lineNumber++;
+    const start = offset;
+    offset += Buffer.byteLength(text) + 1;
+    if (text.trim() === '') continue;
+    let entry: { line?: unknown; ok?: unknown; error?: { code?: unknown }; fingerprint?: unknown };
+    try {
+      entry = JSON.parse(text);
+    } catch {
+      throw new UsageError(
+        `--output ${path}: line ${lineNumber} is not a result line of esign (invalid JSON).`,
+        {
+          hint: 'Resume needs the results file of an earlier run, unchanged.',
+        },
+      );
+    }
+    if (typeof entry?.line !== 'number' || typeof entry.ok !== 'boolean') {
+      throw new UsageError(`--output ${path}: line ${lineNumber} is not a result line of esign.`, {
+        hint: 'Resume needs the results file of an earlier run, unchanged.',
+      });
+    }
+    const fingerprint = typeof entry.fingerprint === 'string' ? entry.fingerprint : undefined;
+    const state: PreviousState = entry.ok
+      ? 'created'
+      : entry.error?.code === 'outcome_unknown'
+        ? 'unknown'
+        : 'failed';
+    record(results, entry.line, { state, fingerprint, offset: start });
+  }
+  return results;
+}
+
+export interface PendingIntent {
+  line: number;
+  fingerprint: string | undefined;
+  /** The size of --output when the intent was written: a result for the line after it is newer. */
+  offset: number;
+}
+
+/**
+ * The journal holds an intent for every request about to be sent, synced before sending. An intent
+ * with no newer result in --output is a request whose outcome is unknown.
+ */
+export async function readPendingJournal(path: string): Promise<PendingIntent[]> {
+  const pending: PendingIntent[] = [];
+  try {
+    const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const text of lines) {
+      try {
+        const entry = JSON.parse(text) as { line?: unknown; fingerprint?: unknown; offset?: unknown };
+        if (typeof entry.line === 'number' && typeof entry.offset === 'number') {
+          pending.push({
+            line: entry.line,
+            fingerprint: typeof entry.fingerprint === 'string' ? entry.fingerprint : undefined,
+            offset: entry.offset,
+          });
+        }
+      } catch {
+        // A torn last line: that intent was never synced, so its request was never sent.
+      }
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return pending;
+}
+
+/** Intents that no result answered: each is a request that may or may not have created an envelope. */
+export function unansweredIntents(pending: PendingIntent[], previous: PreviousResults): PendingIntent[] {
+  return pending.filter((intent) => {
+    const result = previous.get(intent.line);
+    return !result || (result.state !== 'created' && result.offset < intent.offset);
+  });
+}

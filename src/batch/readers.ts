@@ -1,0 +1,99 @@
+// Streaming readers for batch input. Each yields one item per record with the line number where the
+// record starts, holding either the raw record or what is wrong with it. Nothing is kept in memory.
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { parseJsonText } from '../io/json.js';
+
+export type RawItem = { line: number; record: unknown } | { line: number; problem: string };
+
+/** JSON Lines: one JSON object a line; blank lines are skipped; a UTF-8 BOM and CRLF are fine. */
+export async function* readJsonl(input: Readable): AsyncGenerator<RawItem> {
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let line = 0;
+  for await (const raw of lines) {
+    line++;
+    const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+    if (text.trim() === '') continue;
+    const parsed = parseJsonText(text);
+    if (parsed.ok) yield { line, record: parsed.value };
+    else yield { line, problem: `invalid JSON at ${parsed.problem.replace(/^line 1, /, '')}` };
+  }
+}
+
+/** The columns of a CSV that are not merge fields. */
+export const RESERVED_COLUMNS = [
+  'template_id',
+  'signatory_name',
+  'signatory_email',
+  'signatory_phone',
+  'expires_in_days',
+] as const;
+
+/**
+ * CSV with a header row, through csv-parse: quoted fields with commas, quotes and newlines, a BOM,
+ * CRLF. Each row becomes the JSON Lines shape; empty cells count as absent, so defaults apply.
+ */
+export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
+  const parser = input.pipe(
+    parse({ bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true }),
+  );
+  let header: string[] | undefined;
+  try {
+    for await (const item of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number };
+      raw: string;
+    }>) {
+      const newlines = item.raw.replace(/\r?\n$/, '').split('\n').length - 1;
+      const line = item.info.lines - newlines;
+      if (!header) {
+        header = item.record.map((name) => name.trim());
+        const problem = checkHeader(header);
+        if (problem) {
+          yield { line, problem };
+          return;
+        }
+        continue;
+      }
+      if (item.record.length !== header.length) {
+        yield {
+          line,
+          problem: `expected ${header.length} columns as in the header, found ${item.record.length}`,
+        };
+        continue;
+      }
+      yield { line, record: rowToRecord(header, item.record) };
+    }
+  } catch (error) {
+    const { lines, message } = error as { lines?: number; message: string };
+    yield { line: lines ?? 0, problem: `CSV cannot be read: ${message}` };
+  }
+}
+
+function checkHeader(header: string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const name of header) {
+    if (name === '') return 'the header row has an empty column name';
+    if (seen.has(name)) return `the header row names column '${name}' twice`;
+    seen.add(name);
+  }
+  return undefined;
+}
+
+function rowToRecord(header: string[], cells: string[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  const signatory: Record<string, string> = {};
+  const mergeData: Record<string, string> = {};
+  header.forEach((name, index) => {
+    const value = cells[index] ?? '';
+    if (value === '') return;
+    if (name === 'template_id' || name === 'expires_in_days') record[name] = value;
+    else if (name.startsWith('signatory_') && (RESERVED_COLUMNS as readonly string[]).includes(name)) {
+      signatory[name.slice('signatory_'.length)] = value;
+    } else mergeData[name] = value;
+  });
+  record.signatory = signatory;
+  record.merge_data = mergeData;
+  return record;
+}

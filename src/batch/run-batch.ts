@@ -1,0 +1,178 @@
+// The batch engine: N workers take records in input order and create their envelopes. Safety rules:
+// - a request that may have reached the server is never re-sent: its record is `unknown`;
+// - an intent is on disk before each request, and each result before the record counts as done;
+// - 429/503 and requests that never left are retried with backoff (Retry-After wins);
+// - a 401 stops the whole batch; an interrupt stops starting records and lets in-flight ones finish.
+import type { ApiClient } from '../api/client.js';
+import { interpretCreateResponse } from '../api/client.js';
+import { type BackoffOptions, DEFAULT_BACKOFF, retryDelay, sleep } from '../api/retry.js';
+import type { CreateEnvelopeRequest } from '../api/schemas.js';
+import { type CliError, NetworkError, NotAuthenticatedError } from '../errors.js';
+import type { PreviousResults } from './previous-results.js';
+
+export interface BatchRecord {
+  line: number;
+  request: CreateEnvelopeRequest;
+  fingerprint: string;
+}
+
+export interface ResultSink {
+  /** Resolves once the result line is stored (on disk, for a file). */
+  write(text: string): Promise<void>;
+}
+
+export interface IntentJournal {
+  /** Resolves once the intent to send `line` is on disk. */
+  intend(line: number, fingerprint: string): Promise<void>;
+}
+
+export interface BatchOptions {
+  concurrency: number;
+  maxRetries: number;
+  retryUnknown: boolean;
+  previous: PreviousResults;
+  /** Aborted on Ctrl-C: no new record starts; in-flight ones finish. */
+  signal: AbortSignal;
+  now: () => Date;
+  random?: () => number;
+  backoff?: BackoffOptions;
+  /** A Retry-After longer than this fails the record instead of waiting. */
+  maxWaitMs?: number;
+  onProgress?: (counts: BatchCounts) => void;
+  onRetry?: (info: { line: number; status: number | null; waitMs: number }) => void;
+}
+
+export interface BatchCounts {
+  created: number;
+  failed: number;
+  unknown: number;
+  skipped: number;
+  /** Records taken from the input so far (done or in flight). */
+  started: number;
+}
+
+export interface BatchOutcome {
+  counts: BatchCounts;
+  /** Set when a 401 stopped the batch. */
+  stoppedBy: CliError | undefined;
+  interrupted: boolean;
+}
+
+type RecordResult =
+  | { kind: 'created'; data: Record<string, unknown> }
+  | { kind: 'failed' | 'unknown'; error: CliError }
+  | { kind: 'abandoned' };
+
+function errorJson(error: CliError) {
+  return {
+    code: error.code,
+    message: error.message,
+    status: error.status,
+    ...(error.details.length ? { details: error.details } : {}),
+  };
+}
+
+export async function runBatch(
+  records: AsyncIterable<BatchRecord>,
+  client: ApiClient,
+  sink: ResultSink,
+  journal: IntentJournal | undefined,
+  options: BatchOptions,
+): Promise<BatchOutcome> {
+  const counts: BatchCounts = { created: 0, failed: 0, unknown: 0, skipped: 0, started: 0 };
+  const halt = new AbortController();
+  let stoppedBy: CliError | undefined;
+  const onInterrupt = () => halt.abort(options.signal.reason);
+  if (options.signal.aborted) onInterrupt();
+  else options.signal.addEventListener('abort', onInterrupt, { once: true });
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const maxWaitMs = options.maxWaitMs ?? 120_000;
+
+  const wait = async (
+    attempt: number,
+    retryAfterMs: number | undefined,
+    line: number,
+    status: number | null,
+  ) => {
+    const waitMs = retryDelay(attempt, retryAfterMs, backoff, options.random);
+    if (waitMs > maxWaitMs) return false;
+    options.onRetry?.({ line, status, waitMs });
+    try {
+      await sleep(waitMs, halt.signal);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const send = async (record: BatchRecord): Promise<RecordResult> => {
+    let intended = false;
+    for (let attempt = 0; ; attempt++) {
+      if (halt.signal.aborted) return { kind: 'abandoned' };
+      if (journal && !intended) {
+        await journal.intend(record.line, record.fingerprint);
+        intended = true;
+      }
+      let response: Awaited<ReturnType<ApiClient['sendCreate']>>;
+      try {
+        response = await client.sendCreate(record.request);
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        if (error.sent) return { kind: 'unknown', error };
+        if (attempt < options.maxRetries && (await wait(attempt, undefined, record.line, null))) continue;
+        return halt.signal.aborted ? { kind: 'abandoned' } : { kind: 'failed', error };
+      }
+      const outcome = interpretCreateResponse(response, options.now());
+      if (outcome.ok) return { kind: 'created', data: outcome.envelope };
+      if (outcome.error instanceof NotAuthenticatedError && !stoppedBy) {
+        stoppedBy = outcome.error;
+        halt.abort(outcome.error);
+      }
+      if (outcome.retryable && attempt < options.maxRetries) {
+        if (await wait(attempt, outcome.retryAfterMs, record.line, response.status)) continue;
+        if (halt.signal.aborted) return { kind: 'abandoned' };
+      }
+      return { kind: 'failed', error: outcome.error };
+    }
+  };
+
+  const process = async (record: BatchRecord): Promise<void> => {
+    const previous = options.previous.get(record.line);
+    if (previous?.state === 'created' || (previous?.state === 'unknown' && !options.retryUnknown)) {
+      if (previous.state === 'created') counts.skipped++;
+      else counts.unknown++;
+      return;
+    }
+    const result = await send(record);
+    if (result.kind === 'abandoned') return;
+    const line =
+      result.kind === 'created'
+        ? { line: record.line, ok: true, ...result.data, fingerprint: record.fingerprint }
+        : { line: record.line, ok: false, error: errorJson(result.error), fingerprint: record.fingerprint };
+    await sink.write(`${JSON.stringify(line)}\n`);
+    counts[result.kind]++;
+  };
+
+  const iterator = records[Symbol.asyncIterator]();
+  const worker = async () => {
+    try {
+      while (!halt.signal.aborted) {
+        const next = await iterator.next();
+        if (next.done) return;
+        counts.started++;
+        await process(next.value);
+        options.onProgress?.(counts);
+      }
+    } catch (error) {
+      halt.abort(error); // a failed write to the results: stop everyone, then report it
+      throw error;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
+  } finally {
+    options.signal.removeEventListener('abort', onInterrupt);
+    await iterator.return?.(undefined);
+  }
+  return { counts, stoppedBy, interrupted: options.signal.aborted };
+}
