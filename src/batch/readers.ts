@@ -1,7 +1,7 @@
 // Streaming readers for batch input. Each yields one item per record with the line number where the
 // record starts, holding either the raw record or what is wrong with it. Nothing is kept in memory.
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import { parseJsonText } from '../io/json.js';
 
@@ -35,17 +35,14 @@ export const RESERVED_COLUMNS = [
  * CRLF. Each row becomes the JSON Lines shape; empty cells count as absent, so defaults apply.
  */
 export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
-  const parser = input.pipe(
-    parse({ bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true }),
-  );
+  const parser = input
+    .pipe(crlfToLf())
+    .pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }));
   let header: string[] | undefined;
   try {
-    for await (const item of parser as AsyncIterable<{
-      record: string[];
-      info: { lines: number };
-      raw: string;
-    }>) {
-      const newlines = item.raw.replace(/\r?\n$/, '').split('\n').length - 1;
+    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      // info.lines is the line the record ends on; newlines inside quoted fields took it there.
+      const newlines = item.record.reduce((sum, field) => sum + countNewlines(field), 0);
       const line = item.info.lines - newlines;
       if (!header) {
         header = item.record.map((name) => name.trim());
@@ -96,4 +93,29 @@ function rowToRecord(header: string[], cells: string[]): Record<string, unknown>
   record.signatory = signatory;
   record.merge_data = mergeData;
   return record;
+}
+
+function countNewlines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/**
+ * CRLF → LF before parsing. csv-parse counts the CR and the LF of a CRLF inside a quoted field as
+ * two lines, which would put every later line number off; with LF only its count is exact.
+ */
+function crlfToLf(): Transform {
+  let pendingCr = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      let text = (pendingCr ? '\r' : '') + chunk.toString('latin1');
+      pendingCr = text.endsWith('\r');
+      if (pendingCr) text = text.slice(0, -1);
+      done(null, Buffer.from(text.replace(/\r\n/g, '\n'), 'latin1'));
+    },
+    flush(done) {
+      done(null, pendingCr ? Buffer.from('\r', 'latin1') : null);
+    },
+  });
 }

@@ -1,0 +1,465 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
+import {
+  json,
+  ok,
+  type Reply,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../helpers/scripted-server.js';
+import { BIN } from '../helpers/spawn.js';
+
+const TOKEN = 'tok_batch_7c1e3a5b9d2f4e6a';
+const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+const OTHER_TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3F';
+
+let server: ScriptedServer;
+let dir: string;
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(() => server.close());
+afterEach(() => {
+  server.requests.length = 0;
+  server.fallback(json(599, { message: 'unexpected request' }));
+});
+
+function fresh(name: string, content: string): string {
+  dir = mkdtempSync(join(tmpdir(), 'esign-batch-'));
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** A server that creates an envelope for every request, with an id derived from the request number. */
+function createEverything(delayMs = 0) {
+  server.fallback((_request, index): Reply => {
+    const id = `01JD7X4ZQ8G1N6RVS0Y2M${String(index).padStart(5, '0')}`;
+    const reply = ok({ envelope_id: id, signing_url: `https://sign.example.com/s/${id}` });
+    return delayMs && reply.kind === 'json' ? { ...reply, delayMs } : reply;
+  });
+}
+
+async function batch(args: string[], options: TestContextOptions = {}) {
+  const result = await runCli(['envelope', 'batch', ...args], {
+    ...options,
+    env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl, ...options.env },
+  });
+  assertNoSecret(result, TOKEN);
+  return result;
+}
+
+const parseLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+const bodies = () => server.requests.map((request) => JSON.parse(request.body));
+const jsonl = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+const person = (n: number) => ({ name: `Person ${n}`, email: `p${n}@example.com` });
+
+describe('envelope batch: happy paths', () => {
+  it('JSON Lines: one envelope a record, defaults from flags, the record’s own values win', async () => {
+    createEverything();
+    const file = fresh(
+      'people.jsonl',
+      jsonl([
+        { signatory: person(1) },
+        {
+          signatory: person(2),
+          template_id: OTHER_TEMPLATE,
+          merge_data: { team: 'Core', level: 3 },
+          expires_in_days: 7,
+        },
+        { signatory: { ...person(3), phone: '+44 20 7946 0000' }, merge_data: { company: 'Own' } },
+      ]),
+    );
+    const { code, stdout, stderr } = await batch([
+      file,
+      '--template',
+      TEMPLATE,
+      '--set',
+      'company=Default',
+      '--set',
+      'team=Default',
+      '--expires-in-days',
+      '14',
+    ]);
+    expect(code).toBe(0);
+    const results = parseLines(stdout).sort((a, b) => a.line - b.line);
+    expect(results.map((r) => [r.line, r.ok])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
+    expect(results[0]).toMatchObject({
+      status: 'ready',
+      envelope_id: expect.stringMatching(/^01JD7X4ZQ8G1N6RVS0Y2M/),
+    });
+    const byEmail = Object.fromEntries(bodies().map((b) => [b.signatory.email, b]));
+    expect(byEmail['p1@example.com']).toEqual({
+      template_id: TEMPLATE,
+      merge_data: { company: 'Default', team: 'Default' },
+      signatory: person(1),
+      expires_in_days: 14,
+    });
+    expect(byEmail['p2@example.com']).toEqual({
+      template_id: OTHER_TEMPLATE,
+      merge_data: { company: 'Default', team: 'Core', level: '3' },
+      signatory: person(2),
+      expires_in_days: 7,
+    });
+    expect(byEmail['p3@example.com'].merge_data).toEqual({ company: 'Own', team: 'Default' });
+    expect(byEmail['p3@example.com'].signatory.phone).toBe('+44 20 7946 0000');
+    expect(stderr).toMatch(/Batch: 3 created, 0 failed, 0 unknown, 0 skipped of 3 records/);
+  });
+
+  it('CSV: quoted commas, quotes and newlines, a BOM and CRLF, merge data exactly as the columns say', async () => {
+    createEverything();
+    const csv =
+      '\ufefftemplate_id,signatory_name,signatory_email,signatory_phone,company,note,expires_in_days\r\n' +
+      `,"Lovelace, Ada",ada@example.com,,"Analytical ""Engines""","two\r\nlines",\r\n` +
+      '\r\n' +
+      `${OTHER_TEMPLATE},Bob,bob@example.com,+1 555 0100,Acme,,30\r\n`;
+    const file = fresh('people.csv', csv);
+    const output = join(dir, 'results.jsonl');
+    const { code, stdout } = await batch([
+      file,
+      '--template',
+      TEMPLATE,
+      '--output',
+      output,
+      '--set',
+      'note=default',
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+    const results = parseLines(readFileSync(output, 'utf8')).sort((a, b) => a.line - b.line);
+    expect(results.map((r) => r.line)).toEqual([2, 5]);
+    const byEmail = Object.fromEntries(bodies().map((b) => [b.signatory.email, b]));
+    expect(byEmail['ada@example.com']).toEqual({
+      template_id: TEMPLATE,
+      merge_data: { company: 'Analytical "Engines"', note: 'two\nlines' },
+      signatory: { name: 'Lovelace, Ada', email: 'ada@example.com' },
+    });
+    expect(byEmail['bob@example.com']).toEqual({
+      template_id: OTHER_TEMPLATE,
+      merge_data: { company: 'Acme', note: 'default' },
+      signatory: { name: 'Bob', email: 'bob@example.com', phone: '+1 555 0100' },
+      expires_in_days: 30,
+    });
+    expect(existsSync(`${output}.pending`)).toBe(false);
+  });
+
+  it('reads standard input with --format, and refuses - without it', async () => {
+    createEverything();
+    const { code, stdout } = await batch(['-', '--format', 'jsonl', '--template', TEMPLATE], {
+      stdin: jsonl([{ signatory: person(1) }, { signatory: person(2) }]),
+    });
+    expect(code).toBe(0);
+    expect(parseLines(stdout)).toHaveLength(2);
+    const missing = await batch(['-', '--template', TEMPLATE], { stdin: '' });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--format jsonl or --format csv');
+  });
+
+  it('an empty input creates nothing and exits 0', async () => {
+    const { code, stderr } = await batch([fresh('empty.jsonl', '\n\n'), '--template', TEMPLATE]);
+    expect(code).toBe(0);
+    expect(stderr).toContain('0 created, 0 failed, 0 unknown, 0 skipped of 0 records');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('envelope batch: validation before the first request', () => {
+  it('lists every invalid record with its line number, sends nothing, exit 2', async () => {
+    const file = fresh(
+      'bad.jsonl',
+      [
+        JSON.stringify({ signatory: person(1) }),
+        '{"signatory": {"name": "A", "email": "not-an-email"}}',
+        '',
+        '{"signatory": ',
+        JSON.stringify({ signatory: person(4), merge_data: { x: null } }),
+        JSON.stringify({ signatory: person(5), signatry: {} }),
+        JSON.stringify({ signatory: person(6), template_id: 'nope' }),
+        '[1, 2]',
+      ].join('\n'),
+    );
+    const { code, stderr, stdout } = await batch([file, '--template', TEMPLATE]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('6 of 7 records are invalid; nothing was sent.');
+    expect(stderr).toContain('line 2: signatory.email: must be an email address');
+    expect(stderr).toContain('line 4: invalid JSON at column 15');
+    expect(stderr).toContain("line 5: merge_data: merge field 'x' is null");
+    expect(stderr).toContain("line 6: unknown key 'signatry'");
+    expect(stderr).toContain('line 7: template_id: must be a ULID');
+    expect(stderr).toContain('line 8: expected a JSON object');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('names the CSV column, needs a template from somewhere, and lists only the first 20', async () => {
+    const rows = Array.from({ length: 25 }, (_, i) => `Person ${i},p${i}@example.com`).join('\n');
+    const file = fresh('people.csv', `signatory_name,signatory_email\n${rows}\nOnly name\n`);
+    const { code, stderr } = await batch([file]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('26 of 26 records are invalid');
+    expect(stderr).toContain('line 2: template_id: is required (give it in the record or with --template)');
+    expect(stderr).toContain('… and 6 more');
+    expect(stderr).not.toContain('line 22:');
+    const badEmail = fresh('people.csv', 'signatory_name,signatory_email\nAda,nope\n');
+    const second = await batch([badEmail, '--template', TEMPLATE]);
+    expect(second.stderr).toContain('line 2: signatory_email: must be an email address');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses bad flags with exit 2', async () => {
+    const file = fresh('p.jsonl', jsonl([{ signatory: person(1) }]));
+    expect((await batch([file, '--template', TEMPLATE, '--concurrency', '65'])).code).toBe(2);
+    expect((await batch([file, '--template', TEMPLATE, '--concurrency', '0'])).code).toBe(2);
+    expect((await batch([file, '--template', 'bad'])).code).toBe(2);
+    expect((await batch([file, '--resume'])).stderr).toContain('--resume needs --output');
+    expect((await batch([fresh('p.txt', ''), '--template', TEMPLATE])).stderr).toContain(
+      'Cannot tell the format',
+    );
+    const output = fresh('results.jsonl', '{"line":1,"ok":true}\n');
+    const clobber = await batch([file, '--template', TEMPLATE, '--output', output]);
+    expect(clobber.code).toBe(2);
+    expect(clobber.stderr).toContain('already holds results');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('envelope batch: failures', () => {
+  it('honours Retry-After on 429 and 503, then creates', async () => {
+    server.script(
+      json(429, { message: 'Too Many Requests' }, { 'retry-after': '1' }),
+      json(503, { message: 'Unavailable' }, { 'retry-after': '0' }),
+    );
+    createEverything();
+    const started = Date.now();
+    const { code, stdout } = await batch([
+      fresh('p.jsonl', jsonl([{ signatory: person(1) }])),
+      '--template',
+      TEMPLATE,
+    ]);
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950); // the 1 s Retry-After was waited for
+    expect(parseLines(stdout)[0].ok).toBe(true);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a 422 fails that record and the batch goes on: exit 8', async () => {
+    server.fallback((request) =>
+      JSON.parse(request.body).signatory.email === 'p2@example.com'
+        ? json(422, {
+            message: 'The given data was invalid.',
+            errors: { 'merge_data.x': ['unknown merge tag'] },
+          })
+        : ok(),
+    );
+    const file = fresh('p.jsonl', jsonl([1, 2, 3].map((n) => ({ signatory: person(n) }))));
+    const { code, stdout, stderr } = await batch([file, '--template', TEMPLATE]);
+    expect(code).toBe(8);
+    const results = parseLines(stdout).sort((a, b) => a.line - b.line);
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    expect(results[1].error).toMatchObject({
+      code: 'rejected',
+      status: 422,
+      details: ['merge_data.x: unknown merge tag'],
+    });
+    expect(stderr).toContain('2 created, 1 failed');
+  });
+
+  it('a 401 stops the whole batch at once: exit 3, later records not sent', async () => {
+    server.fallback((_request, index) => (index === 2 ? json(401, { message: 'Unauthenticated.' }) : ok()));
+    const file = fresh(
+      'p.jsonl',
+      jsonl(Array.from({ length: 10 }, (_, i) => ({ signatory: person(i + 1) }))),
+    );
+    const { code, stderr } = await batch([file, '--template', TEMPLATE, '--concurrency', '1']);
+    expect(code).toBe(3);
+    expect(server.requests).toHaveLength(3);
+    expect(stderr).toContain('Unauthenticated.');
+    expect(stderr).toContain('esign login');
+  });
+
+  it('never has more requests in flight than --concurrency', async () => {
+    createEverything(40);
+    const file = fresh('p.jsonl', jsonl(Array.from({ length: 24 }, (_, i) => ({ signatory: person(i) }))));
+    const before = server.maxInFlight;
+    const { code } = await batch([file, '--template', TEMPLATE, '--concurrency', '3']);
+    expect(code).toBe(0);
+    expect(server.requests).toHaveLength(24);
+    expect(before).toBeLessThanOrEqual(3);
+    expect(server.maxInFlight).toBe(3);
+  });
+});
+
+describe('envelope batch: resume', () => {
+  it('--resume after a partial run creates nothing twice and sends failed records again', async () => {
+    const records = Array.from({ length: 6 }, (_, i) => ({ signatory: person(i + 1) }));
+    const file = fresh('p.jsonl', jsonl(records));
+    const output = join(dir, 'results.jsonl');
+    server.fallback((request, index) => {
+      if (index === 3) return json(401, { message: 'Unauthenticated.' });
+      if (JSON.parse(request.body).signatory.email === 'p2@example.com')
+        return json(500, { message: 'boom' });
+      return ok();
+    });
+    const first = await batch([file, '--template', TEMPLATE, '--concurrency', '1', '--output', output]);
+    expect(first.code).toBe(3);
+    server.requests.length = 0;
+    createEverything();
+    const second = await batch([
+      file,
+      '--template',
+      TEMPLATE,
+      '--concurrency',
+      '1',
+      '--output',
+      output,
+      '--resume',
+    ]);
+    expect(second.code).toBe(0);
+    expect(bodies().map((b) => b.signatory.email)).toEqual([
+      'p2@example.com',
+      'p4@example.com',
+      'p5@example.com',
+      'p6@example.com',
+    ]);
+    expect(second.stderr).toContain('4 created, 0 failed, 0 unknown, 2 skipped of 6 records');
+    const created = parseLines(readFileSync(output, 'utf8')).filter((r) => r.ok);
+    expect(created.map((r) => r.line).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('an unknown outcome is not re-sent unless --retry-unknown', async () => {
+    const file = fresh('p.jsonl', jsonl([1, 2, 3].map((n) => ({ signatory: person(n) }))));
+    const output = join(dir, 'results.jsonl');
+    server.fallback((request) =>
+      JSON.parse(request.body).signatory.email === 'p2@example.com' ? { kind: 'destroy' } : ok(),
+    );
+    const first = await batch([file, '--template', TEMPLATE, '--output', output]);
+    expect(first.code).toBe(8);
+    expect(first.stderr).toContain('2 created, 0 failed, 1 unknown');
+    const unknown = parseLines(readFileSync(output, 'utf8')).find((r) => r.line === 2);
+    expect(unknown.error.code).toBe('outcome_unknown');
+    expect(server.requests.filter((r) => r.body.includes('p2@example.com'))).toHaveLength(1);
+
+    server.requests.length = 0;
+    createEverything();
+    const resumed = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
+    expect(resumed.code).toBe(8);
+    expect(server.requests).toHaveLength(0);
+    expect(resumed.stderr).toContain('0 created, 0 failed, 1 unknown, 2 skipped');
+
+    const retried = await batch([
+      file,
+      '--template',
+      TEMPLATE,
+      '--output',
+      output,
+      '--resume',
+      '--retry-unknown',
+    ]);
+    expect(retried.code).toBe(0);
+    expect(bodies().map((b) => b.signatory.email)).toEqual(['p2@example.com']);
+  });
+
+  it('refuses to resume when a created record changed in the input', async () => {
+    createEverything();
+    const file = fresh('p.jsonl', jsonl([{ signatory: person(1) }]));
+    const output = join(dir, 'results.jsonl');
+    expect((await batch([file, '--template', TEMPLATE, '--output', output])).code).toBe(0);
+    writeFileSync(file, jsonl([{ signatory: person(99) }]));
+    const resumed = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('line 1: this record changed since the results were written');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('Ctrl-C stops starting records, lets in-flight ones finish and write, exits 130', async () => {
+    createEverything(100);
+    const file = fresh('p.jsonl', jsonl(Array.from({ length: 20 }, (_, i) => ({ signatory: person(i) }))));
+    const output = join(dir, 'results.jsonl');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('SIGINT')), 150);
+    const { code, stderr } = await batch(
+      [file, '--template', TEMPLATE, '--output', output, '--concurrency', '2'],
+      {
+        signal: controller.signal,
+      },
+    );
+    expect(code).toBe(130);
+    const written = parseLines(readFileSync(output, 'utf8'));
+    expect(written.length).toBe(server.requests.length); // every request that went out has its result
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.length).toBeLessThan(20);
+    expect(stderr).toContain('--resume');
+  });
+});
+
+describe('envelope batch: crash safety (SIGKILL)', () => {
+  it('a run killed mid-way, then resumed, never creates a record twice and accounts for every record', async () => {
+    createEverything(15);
+    const total = 200;
+    const file = fresh('p.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ signatory: person(i) }))));
+    const output = join(dir, 'results.jsonl');
+    const args = [
+      BIN,
+      'envelope',
+      'batch',
+      file,
+      '--template',
+      TEMPLATE,
+      '--output',
+      output,
+      '--concurrency',
+      '8',
+    ];
+    const env = {
+      PATH: process.env.PATH ?? '',
+      ESIGN_TOKEN: TOKEN,
+      ESIGN_BASE_URL: server.baseUrl,
+      ESIGN_CONFIG_DIR: join(dir, 'c'),
+    };
+    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (server.requests.length >= 60) {
+          clearInterval(poll);
+          child.kill('SIGKILL');
+          resolve();
+        }
+      }, 5);
+    });
+    await new Promise((resolve) => child.on('close', resolve));
+    const resumed = spawn(process.execPath, [...args, '--resume'], { env, stdio: 'ignore' });
+    const code = await new Promise((resolve) => resumed.on('close', resolve));
+    expect(code === 0 || code === 8).toBe(true);
+
+    const received = new Map<string, number>();
+    for (const body of bodies())
+      received.set(body.signatory.email, (received.get(body.signatory.email) ?? 0) + 1);
+    expect([...received.values()].every((count) => count === 1)).toBe(true); // nobody got two envelopes
+
+    const final = new Map<number, string>();
+    for (const result of parseLines(readFileSync(output, 'utf8'))) {
+      if (final.get(result.line) !== 'created')
+        final.set(result.line, result.ok ? 'created' : result.error.code);
+    }
+    expect(final.size).toBe(total);
+    expect([...final.values()].every((state) => state === 'created' || state === 'outcome_unknown')).toBe(
+      true,
+    );
+    const created = [...final.values()].filter((state) => state === 'created').length;
+    expect(received.size).toBeGreaterThanOrEqual(created); // every created record reached the server once
+    expect(received.size).toBeLessThanOrEqual(total);
+  });
+});
