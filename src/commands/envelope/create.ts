@@ -101,5 +101,5 @@ export function renderEnvelope(envelope: Envelope, ctx: Context): string {
     ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
   ];
   const head = ctx.stdout.isTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
-  return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(12))}${value}`).join('\n')}\n`;
+  return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }

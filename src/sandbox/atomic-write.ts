@@ -1,0 +1,34 @@
+// Replaces a file so that a reader (or a restart after kill -9 or a power cut) sees either the old
+// content or the new, never a mix: write a temporary file beside it, fsync, rename over, fsync the folder.
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  // One writer per file (the state lock), so a fixed temporary name is enough and leaves no litter.
+  const temporary = `${path}.tmp`;
+  const file = await open(temporary, 'w', 0o600);
+  try {
+    await file.writeFile(data, 'utf8');
+    await file.sync();
+  } catch (error) {
+    await file.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await file.close();
+  await rename(temporary, path);
+  await syncFolder(dirname(path));
+}
+
+/** Makes a rename in `folder` durable. Some platforms cannot fsync a folder; that only weakens power-cut safety. */
+async function syncFolder(folder: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(folder, 'r');
+    await handle.sync();
+  } catch {
+    // EISDIR/EPERM on some systems: the rename is still atomic, just not yet flushed.
+  } finally {
+    await handle?.close();
+  }
+}

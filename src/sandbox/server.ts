@@ -1,0 +1,299 @@
+// esign sandbox's server: a local implementation of the envelope API on node:http.
+//
+// In-process use (tests start one on port 0 and use its base URL and tokens):
+//
+//   const sandbox = await startSandbox({ port: 0 });          // quiet unless `log` is given
+//   const token = sandbox.organisations[0].token;             // Acme Corp's token
+//   const templateId = sandbox.organisations[0].templates[0].id;
+//   await fetch(`${sandbox.baseUrl}/native/envelopes/create`, { … });
+//   await sandbox.close();                                    // finishes in-flight requests, saves state
+//
+// Routes: POST /api/v1/native/envelopes/create (create-route.ts), GET /sign/<id> (sign-route.ts),
+// /_sandbox/* with the admin secret (admin-routes.ts). Everything else: JSON 404 or 405.
+import { randomInt } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UsageError } from '../errors.js';
+import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
+import { API_PREFIX, CREATE_PATH, handleCreate } from './create-route.js';
+import { type FaultOptions, Faults } from './faults.js';
+import { pathOf, sendJson, sendMethodNotAllowed } from './http-io.js';
+import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
+import { DEFAULT_SEED, type Seed } from './seed.js';
+import { handleSignPage, SIGN_PREFIX } from './sign-route.js';
+import { StateFile } from './state-file.js';
+import { SandboxStore } from './store.js';
+import { hashToken, newAdminSecret } from './tokens.js';
+import { createUlidFactory } from './ulid.js';
+
+export interface SandboxOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Organisations, tokens and templates; default DEFAULT_SEED. Given with `statePath`, an existing state file must have been made from it. */
+  seed?: Seed;
+  /** Keep envelopes, tokens and revocations in this file (and `<file>.journal`) across restarts. */
+  statePath?: string;
+  /** Default: random, new on every start. */
+  adminSecret?: string;
+  latencyMs?: number;
+  failRate?: number;
+  /** Create requests per second and organisation; default: no limit. */
+  rateLimit?: number | null;
+  dropRate?: number;
+  /** Seed of the bad-day dice; default: random (see `randomSeed` on the result). */
+  randomSeed?: number;
+  /** Receives request log lines (`POST /api/v1/… 200 3ms`) and notes. Default: silent. */
+  log?: (line: string) => void;
+  /** The clock for created_at and expiry; default the system clock. */
+  now?: () => Date;
+  /** Keep every non-admin request in `received` (tests). */
+  recordRequests?: boolean;
+  /** Fold the journal into the snapshot once it has this many bytes (default 64 MiB). */
+  compactAfterBytes?: number;
+}
+
+export interface SandboxTokenInfo {
+  name: string;
+  /** The value, when known: seed tokens are; tokens made at run time are shown only when made. */
+  token: string | null;
+  revoked: boolean;
+}
+
+export interface SandboxOrganisationInfo {
+  name: string;
+  /** The first active token whose value is known, or null. */
+  token: string | null;
+  tokens: SandboxTokenInfo[];
+  templates: { id: string; name: string; merge_tags: string[] }[];
+}
+
+export interface RunningSandbox {
+  /** `http://127.0.0.1:<port>`: the sandbox itself (signing pages, admin routes). */
+  url: string;
+  /** `http://127.0.0.1:<port>/api/v1`: what `esign` takes as its base URL. */
+  baseUrl: string;
+  host: string;
+  port: number;
+  /** Bearer secret for /_sandbox/* (revoke and create tokens, stats). */
+  adminSecret: string;
+  /** Absolute path of the state file, or null. */
+  statePath: string | null;
+  /** True when the data came from an existing state file. */
+  restored: boolean;
+  /** Seed of the bad-day dice actually used. */
+  randomSeed: number;
+  organisations: SandboxOrganisationInfo[];
+  /** With `recordRequests`: every non-admin request received, in order. */
+  received: ReceivedRequest[];
+  /** Changes bad-day options while running (tests); a new randomSeed restarts the dice. */
+  configureFaults(changes: Partial<FaultOptions>): void;
+  envelopeCount(): number;
+  /** Stops accepting, finishes in-flight requests, saves the state file. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** How long close() waits for in-flight requests before cutting their connections. */
+const CLOSE_GRACE_MS = 10_000;
+
+function originOf(host: string, port: number): string {
+  // A wildcard address is not somewhere to send a browser: use loopback in URLs.
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** Keeps control characters from a client out of the terminal. */
+function printable(text: string): string {
+  const clean = text.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+}
+
+function organisationInfo(store: SandboxStore, seed: Seed): SandboxOrganisationInfo[] {
+  const known = new Map<string, string>();
+  for (const org of seed.organisations)
+    for (const t of org.tokens) known.set(hashToken(t.token).toString('hex'), t.token);
+  return store.organisations.map((org) => {
+    const tokens = org.tokens.map((t) => ({
+      name: t.name,
+      token: known.get(t.digest.toString('hex')) ?? null,
+      revoked: t.revokedAt !== null,
+    }));
+    return {
+      name: org.name,
+      token: tokens.find((t) => t.token !== null && !t.revoked)?.token ?? null,
+      tokens,
+      templates: org.templates.map((t) => ({ id: t.id, name: t.name, merge_tags: [...t.mergeTags] })),
+    };
+  });
+}
+
+async function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') {
+      throw new UsageError(`Port ${port} on ${host} is already in use.`, {
+        hint: 'Pick another with --port, or --port 0 for a free one.',
+      });
+    }
+    if (error.code === 'EACCES') {
+      throw new UsageError(`Not allowed to listen on port ${port}.`, {
+        hint: 'Ports below 1024 need privileges; pick a higher --port.',
+      });
+    }
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
+      throw new UsageError(`Cannot listen on --host ${host}: no such address on this machine.`, {
+        hint: 'The default, 127.0.0.1, always works.',
+      });
+    }
+    throw error;
+  });
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? (() => {});
+  const clock = options.now;
+  const now = clock ? () => clock().getTime() : Date.now;
+  const seed = options.seed ?? DEFAULT_SEED;
+  const stateFile = options.statePath
+    ? await StateFile.open({
+        path: options.statePath,
+        seed,
+        seedIsExplicit: options.seed !== undefined,
+        now: now(),
+        warn: log,
+        compactAfterBytes: options.compactAfterBytes,
+      })
+    : undefined;
+  const store = stateFile?.store ?? SandboxStore.fromSeed(seed, now());
+  const randomSeed = (options.randomSeed ?? randomInt(0, 2 ** 32)) >>> 0;
+  const faults = new Faults({
+    latencyMs: options.latencyMs ?? 0,
+    failRate: options.failRate ?? 0,
+    rateLimit: options.rateLimit ?? null,
+    dropRate: options.dropRate ?? 0,
+    randomSeed,
+  });
+  const adminSecret = options.adminSecret ?? newAdminSecret();
+  const received: ReceivedRequest[] = [];
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+
+  const server = createServer({ noDelay: true });
+  const sandbox: SandboxRuntime = {
+    store,
+    faults,
+    stateFile,
+    origin: '', // set once listening
+    now,
+    newId: createUlidFactory(),
+    adminDigest: hashToken(adminSecret),
+    startedAt: now(),
+    dropped: new WeakSet(),
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(req, res, path, sandbox);
+    let entry: ReceivedRequest | undefined;
+    if (options.recordRequests) {
+      entry = { method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, body: '' };
+      received.push(entry);
+    }
+    const { latencyMs } = faults.options;
+    if (latencyMs > 0) await sleep(latencyMs);
+    if (path === CREATE_PATH) {
+      if (req.method !== 'POST') return sendMethodNotAllowed(res, req.method ?? '', path, 'POST');
+      return handleCreate(req, res, sandbox, (text) => {
+        if (entry) entry.body = text;
+      });
+    }
+    if (path.startsWith(SIGN_PREFIX)) return handleSignPage(req, res, path, sandbox);
+    const where = path.startsWith(API_PREFIX) ? '' : ` The API's base URL is ${sandbox.origin}${API_PREFIX}.`;
+    sendJson(res, 404, { message: `Not found: ${req.method} ${printable(path)}.${where}` });
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const path = pathOf(req.url);
+    inFlight.add(res);
+    if (stopping) res.setHeader('connection', 'close');
+    res.on('close', () => {
+      inFlight.delete(res);
+      const status = sandbox.dropped.has(res)
+        ? 'dropped'
+        : res.writableFinished
+          ? String(res.statusCode)
+          : 'aborted';
+      log(`${req.method} ${printable(path)} ${status} ${Math.round(performance.now() - started)}ms`);
+      if (stopping) setImmediate(() => server.closeIdleConnections());
+    });
+    route(req, res, path).catch((error: unknown) => {
+      log(`error: ${req.method} ${printable(path)}: ${(error as Error)?.message ?? String(error)}`);
+      if (!res.headersSent)
+        sendJson(res, 500, { message: `Server Error: ${(error as Error)?.message ?? 'unexpected failure'}` });
+      else res.destroy();
+    });
+  });
+  // Requests node:http cannot parse; answered in JSON like everything else.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const body = JSON.stringify({ message: tooLarge ? 'Request Header Fields Too Large.' : 'Bad Request.' });
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  try {
+    await listen(server, options.port ?? 0, host);
+  } catch (error) {
+    await stateFile?.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = originOf(host, port);
+  sandbox.origin = url;
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      stopping = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      await closed;
+      clearTimeout(grace);
+      await stateFile?.close();
+    })();
+    return closing;
+  };
+
+  return {
+    url,
+    baseUrl: `${url}${API_PREFIX}`,
+    host,
+    port,
+    adminSecret,
+    statePath: stateFile?.path ?? null,
+    restored: stateFile?.restored ?? false,
+    randomSeed,
+    organisations: organisationInfo(store, seed),
+    received,
+    configureFaults: (changes) => faults.configure(changes),
+    envelopeCount: () => store.envelopes.size,
+    close,
+  };
+}

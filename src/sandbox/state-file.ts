@@ -1,0 +1,366 @@
+// --state <file>: the sandbox's data across restarts.
+//
+// Two files: `<file>`, a snapshot replaced atomically (temporary file, fsync, rename), and
+// `<file>.journal`, the changes since that snapshot, appended as JSON Lines. A change is appended
+// (in batches: every change of one event-loop turn in one write) before its HTTP answer is sent, so
+// an envelope that was answered 200 survives kill -9. The journal is folded into a new snapshot at
+// start, at a clean stop, and when it grows past `compactAfterBytes`. Journal lines carry sequence
+// numbers and the snapshot says which it covers, so a crash between the two steps repeats nothing.
+// After kill -9 the journal's last line may be cut short: that write was never acknowledged, and it
+// is skipped with a note. Anything else that does not parse is reported, with its path, and never
+// replaced.
+import { type FileHandle, open, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseJsonText } from '../io/json.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { type Seed, seedFingerprint } from './seed.js';
+import { StateFileError } from './state-error.js';
+import {
+  describeFirstIssues,
+  JournalRecord,
+  journalLine,
+  Snapshot,
+  type StoredEnvelope,
+  snapshotText,
+} from './state-format.js';
+import { acquireStateLock, releaseStateLock } from './state-lock.js';
+import { type EnvelopeRecord, SandboxStore } from './store.js';
+
+export interface OpenStateOptions {
+  path: string;
+  /** The seed for a new state file; with an existing one it must match when `seedIsExplicit`. */
+  seed: Seed;
+  seedIsExplicit: boolean;
+  now: number;
+  /** Notes for the person running the sandbox (stderr). */
+  warn: (line: string) => void;
+  compactAfterBytes?: number;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+const CORRUPT_HINT =
+  'The file was left as it is. Move it away to start afresh, or point --state at another file.';
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StateFileError(`Cannot read the state file ${path}: ${(error as Error).message}.`);
+  }
+}
+
+function parseSnapshot(path: string, text: string): Snapshot {
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) {
+    throw new StateFileError(`The state file ${path} is corrupt: invalid JSON at ${parsed.problem}.`, {
+      hint: CORRUPT_HINT,
+    });
+  }
+  const checked = Snapshot.safeParse(parsed.value);
+  if (!checked.success) {
+    throw new StateFileError(
+      `The state file ${path} is not a sandbox state file: ${describeFirstIssues(parsed.value, checked.error.issues)}.`,
+      {
+        hint: CORRUPT_HINT,
+      },
+    );
+  }
+  return checked.data;
+}
+
+/** The journal's records after the snapshot's sequence number. */
+function parseJournal(
+  path: string,
+  text: string,
+  afterSeq: number,
+  warn: (line: string) => void,
+): JournalRecord[] {
+  const lines = text.split('\n');
+  // A journal ends with a newline; anything after the last one is an append cut short by a kill.
+  const tail = lines.pop() ?? '';
+  const records: JournalRecord[] = [];
+  let lastSeq = afterSeq;
+  const accept = (line: string, lineNumber: number, isTail: boolean): void => {
+    const parsed = parseJsonText(line);
+    const checked = parsed.ok ? JournalRecord.safeParse(parsed.value) : undefined;
+    if (!parsed.ok || !checked?.success) {
+      if (isTail) {
+        warn(
+          `note: ${path}: skipped an incomplete last entry (the sandbox was stopped in the middle of writing it; it was never answered).`,
+        );
+        return;
+      }
+      const why = parsed.ok
+        ? describeFirstIssues(parsed.value, checked?.error?.issues ?? [])
+        : `invalid JSON at ${parsed.problem}`;
+      throw new StateFileError(`The state journal ${path} is corrupt at line ${lineNumber}: ${why}.`, {
+        hint: CORRUPT_HINT,
+      });
+    }
+    const record = checked.data;
+    if (record.seq <= afterSeq) return; // already in the snapshot
+    if (record.seq <= lastSeq) {
+      throw new StateFileError(
+        `The state journal ${path} is corrupt at line ${lineNumber}: sequence ${record.seq} is out of order.`,
+        {
+          hint: CORRUPT_HINT,
+        },
+      );
+    }
+    lastSeq = record.seq;
+    records.push(record);
+  };
+  lines.forEach((line, index) => {
+    if (line !== '') accept(line, index + 1, false);
+  });
+  if (tail !== '') accept(tail, lines.length + 1, true);
+  return records;
+}
+
+function envelopeFrom(stored: StoredEnvelope, store: SandboxStore, where: string): EnvelopeRecord {
+  const template = store.findTemplate(stored.template_id);
+  if (!template)
+    throw new StateFileError(
+      `${where}: envelope ${stored.id} names template ${stored.template_id}, which is not in the file.`,
+      { hint: CORRUPT_HINT },
+    );
+  return {
+    id: stored.id.toUpperCase(),
+    template,
+    status: stored.status,
+    createdAt: Date.parse(stored.created_at),
+    expiresAt: Date.parse(stored.expires_at),
+    details: JSON.stringify({ merge_data: stored.merge_data, signatory: stored.signatory }),
+  };
+}
+
+/** Rebuilds the store from a snapshot and the journal records after it. */
+function restoreStore(
+  snapshot: Snapshot,
+  records: JournalRecord[],
+  path: string,
+  journalPath: string,
+): SandboxStore {
+  const store = new SandboxStore();
+  const fail = (where: string, what: string) =>
+    new StateFileError(`${where} is corrupt: ${what}.`, { hint: CORRUPT_HINT });
+  for (const org of snapshot.organisations) {
+    if (store.findOrganisation(org.name)) throw fail(path, `organisation '${org.name}' appears twice`);
+    for (const t of org.templates)
+      if (store.findTemplate(t.id)) throw fail(path, `template ${t.id} appears twice`);
+    for (const t of org.tokens)
+      if (store.isTokenDigestKnown(Buffer.from(t.sha256, 'hex'))) throw fail(path, 'a token appears twice');
+    store.addOrganisation({
+      name: org.name,
+      templates: org.templates,
+      tokens: org.tokens.map((t) => ({
+        name: t.name,
+        digest: Buffer.from(t.sha256, 'hex'),
+        createdAt: Date.parse(t.created_at),
+        revokedAt: t.revoked_at === null ? null : Date.parse(t.revoked_at),
+      })),
+    });
+  }
+  const addEnvelope = (stored: StoredEnvelope, where: string) => {
+    const envelope = envelopeFrom(stored, store, where);
+    if (store.envelopes.has(envelope.id)) throw fail(where, `envelope ${envelope.id} appears twice`);
+    store.envelopes.set(envelope.id, envelope);
+  };
+  for (const stored of snapshot.envelopes) addEnvelope(stored, path);
+  for (const record of records) {
+    if (record.type === 'envelope') {
+      addEnvelope(record.envelope, journalPath);
+      continue;
+    }
+    const org = store.findOrganisation(record.organisation);
+    if (!org)
+      throw fail(
+        journalPath,
+        `entry ${record.seq} names organisation '${record.organisation}', which is not in the state file`,
+      );
+    if (record.type === 'token_created') {
+      const digest = Buffer.from(record.token.sha256, 'hex');
+      if (store.isTokenDigestKnown(digest) || org.tokens.some((t) => t.name === record.token.name)) {
+        throw fail(journalPath, `entry ${record.seq} creates token '${record.token.name}' a second time`);
+      }
+      store.addToken(org, record.token.name, digest, Date.parse(record.token.created_at));
+    } else {
+      const token = org.tokens.find((t) => t.name === record.token);
+      if (!token)
+        throw fail(journalPath, `entry ${record.seq} revokes token '${record.token}', which does not exist`);
+      token.revokedAt = Date.parse(record.at);
+    }
+  }
+  store.seq = records.at(-1)?.seq ?? snapshot.seq;
+  return store;
+}
+
+export class StateFile {
+  readonly journalPath: string;
+  readonly lockPath: string;
+  readonly #compactAfterBytes: number;
+  #journal: FileHandle | undefined;
+  #journalBytes = 0;
+  #queue: string[] = [];
+  #waiters: Waiter[] = [];
+  #writing: Promise<void> | undefined;
+  #failure: StateFileError | undefined;
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly path: string,
+    readonly store: SandboxStore,
+    /** True when the data came from an existing state file. */
+    readonly restored: boolean,
+    readonly fingerprint: string,
+    compactAfterBytes: number,
+  ) {
+    this.journalPath = `${path}.journal`;
+    this.lockPath = `${path}.lock`;
+    this.#compactAfterBytes = compactAfterBytes;
+  }
+
+  /** Locks, loads (or creates) the state file and starts journaling the store's changes. */
+  static async open(options: OpenStateOptions): Promise<StateFile> {
+    const path = resolve(options.path);
+    const folder = dirname(path);
+    const folderStat = await stat(folder).catch(() => undefined);
+    if (!folderStat?.isDirectory()) {
+      throw new StateFileError(`The folder of the state file does not exist: ${folder}.`, {
+        hint: 'Create it, or pick another --state path.',
+      });
+    }
+    const lockPath = `${path}.lock`;
+    await acquireStateLock(lockPath, path);
+    try {
+      const state = await StateFile.#load(path, options);
+      await state.#startJournal();
+      return state;
+    } catch (error) {
+      await releaseStateLock(lockPath);
+      throw error;
+    }
+  }
+
+  static async #load(path: string, options: OpenStateOptions): Promise<StateFile> {
+    const journalPath = `${path}.journal`;
+    const compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
+    const fingerprint = seedFingerprint(options.seed);
+    const snapshotText = await readIfExists(path);
+    const journalText = await readIfExists(journalPath);
+    // A missing or empty file (`--state "$(mktemp)"`) starts a new state; a crash never leaves an empty one.
+    if (snapshotText === undefined || snapshotText.trim() === '') {
+      if (journalText !== undefined && journalText !== '') {
+        throw new StateFileError(
+          `Found the journal ${journalPath} but not the state file ${path} it belongs to.`,
+          { hint: CORRUPT_HINT },
+        );
+      }
+      return new StateFile(
+        path,
+        SandboxStore.fromSeed(options.seed, options.now),
+        false,
+        fingerprint,
+        compactAfterBytes,
+      );
+    }
+    const snapshot = parseSnapshot(path, snapshotText);
+    if (options.seedIsExplicit && snapshot.seed_fingerprint !== fingerprint) {
+      throw new StateFileError(
+        `The state file ${path} was made from a different seed than the one given with --seed.`,
+        {
+          hint: 'Start without --seed to use the organisations kept in the state file, or use another --state file for this seed.',
+        },
+      );
+    }
+    const records =
+      journalText === undefined ? [] : parseJournal(journalPath, journalText, snapshot.seq, options.warn);
+    const store = restoreStore(snapshot, records, path, journalPath);
+    return new StateFile(path, store, true, snapshot.seed_fingerprint, compactAfterBytes);
+  }
+
+  /** Folds everything into a fresh snapshot, empties the journal and journals every later change. */
+  async #startJournal(): Promise<void> {
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint));
+    this.#journal = await open(this.journalPath, 'a', 0o600);
+    await this.#journal.truncate(0);
+    this.store.onChange = (change) => this.#append(journalLine(change));
+  }
+
+  #append(line: string): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#closing)
+      return Promise.reject(new StateFileError('The sandbox is stopping; the change was not saved.'));
+    this.#queue.push(line);
+    const written = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
+    // Wait for the end of this event-loop turn, so every change made in it goes out in one write.
+    this.#writing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#drain());
+    return written;
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0 && !this.#failure) {
+        const lines = this.#queue;
+        const waiters = this.#waiters;
+        this.#queue = [];
+        this.#waiters = [];
+        try {
+          if (this.#journalBytes >= this.#compactAfterBytes) {
+            // The snapshot holds every change applied so far, the queued ones included.
+            await this.#compact();
+          } else {
+            const data = `${lines.join('\n')}\n`;
+            await (this.#journal as FileHandle).write(data);
+            this.#journalBytes += Buffer.byteLength(data);
+          }
+          for (const waiter of waiters) waiter.resolve();
+        } catch (error) {
+          this.#failure = new StateFileError(
+            `Cannot write the state file ${this.path}: ${(error as Error).message}.`,
+            { cause: error },
+          );
+          for (const waiter of [...waiters, ...this.#waiters]) waiter.reject(this.#failure);
+          this.#waiters = [];
+          this.#queue = [];
+        }
+      }
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  async #compact(): Promise<void> {
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint));
+    await (this.#journal as FileHandle).truncate(0);
+    this.#journalBytes = 0;
+  }
+
+  /** The write error that stopped saving, if any. */
+  get failure(): StateFileError | undefined {
+    return this.#failure;
+  }
+
+  /** Writes what is pending, folds the journal into the snapshot, removes the journal and the lock. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      while (this.#writing) await this.#writing;
+      try {
+        if (this.#failure) throw this.#failure;
+        await this.#compact();
+        await this.#journal?.close();
+        this.#journal = undefined;
+        await rm(this.journalPath, { force: true });
+      } finally {
+        await this.#journal?.close().catch(() => {});
+        await releaseStateLock(this.lockPath);
+      }
+    })();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,120 @@
+// The built CLI as a user runs it: `node bin/esign.js sandbox --port 0 --json`, stopped by SIGTERM or
+// SIGINT (exit 0), and killed with SIGKILL in the middle of creates with --state (the state is whole
+// on restart, with every envelope that was answered 200).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'bin', 'esign.js');
+const folder = mkdtempSync(join(tmpdir(), 'esign-sandbox-bin-'));
+
+beforeAll(() => {
+  if (!existsSync(join(root, 'dist', 'main.js')))
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does).');
+});
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+interface Started {
+  child: ChildProcess;
+  info: { base_url: string; url: string; organisations: { token: string; templates: { id: string }[] }[] };
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function spawnSandbox(args: string[]): Promise<Started> {
+  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', ...args], {
+    env: { ...process.env, ESIGN_CONFIG_DIR: join(folder, 'config'), NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.on('exit', (code, signal) => done({ code, signal })),
+  );
+  const line = await new Promise<string>((done, fail) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('\n')) done(stdout.slice(0, stdout.indexOf('\n')));
+    });
+    void exit.then(({ code }) =>
+      fail(new Error(`the sandbox exited with ${code} before printing: ${stderr}`)),
+    );
+  });
+  return { child, info: JSON.parse(line), stderr: () => stderr, exit };
+}
+
+function create(started: Started): Promise<Response> {
+  const org = started.info.organisations[0];
+  return fetch(`${started.info.base_url}/native/envelopes/create`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${org?.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      template_id: org?.templates[0]?.id,
+      merge_data: { company: 'Acme Corp' },
+      signatory: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    }),
+  });
+}
+
+describe('node bin/esign.js sandbox', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'serves, then stops gracefully on %s with exit code 0',
+    async (signal) => {
+      const started = await spawnSandbox([]);
+      const response = await create(started);
+      expect(response.status).toBe(200);
+      await response.json();
+      started.child.kill(signal);
+      expect(await started.exit).toEqual({ code: 0, signal: null });
+      expect(started.stderr()).toMatch(/^POST \/api\/v1\/native\/envelopes\/create 200 \d+ms$/m);
+      expect(started.stderr()).toContain('Stopped.');
+    },
+  );
+
+  it('leaves a whole state file when killed with SIGKILL during creates, with every envelope answered 200', async () => {
+    const statePath = join(folder, 'killed.json');
+    const started = await spawnSandbox(['--state', statePath]);
+    const acknowledged: string[] = [];
+    let running = true;
+    const workers = Array.from({ length: 8 }, async () => {
+      while (running) {
+        try {
+          const response = await create(started);
+          const body = (await response.json()) as CreateEnvelopeResponse;
+          if (response.status === 200) acknowledged.push(body.data.envelope_id);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    });
+    while (acknowledged.length < 300) await new Promise((done) => setTimeout(done, 10));
+    started.child.kill('SIGKILL');
+    running = false;
+    await Promise.all(workers);
+    expect((await started.exit).signal).toBe('SIGKILL');
+    expect(existsSync(`${statePath}.lock`)).toBe(true); // left behind by the killed process
+
+    const notes: string[] = [];
+    const restarted = await startSandbox({ port: 0, statePath, log: (line) => notes.push(line) });
+    try {
+      expect(restarted.restored).toBe(true);
+      expect(restarted.envelopeCount()).toBeGreaterThanOrEqual(acknowledged.length);
+      for (const id of acknowledged.slice(-20)) {
+        expect((await fetch(`${restarted.url}/sign/${id}`)).status).toBe(200);
+      }
+    } finally {
+      await restarted.close();
+    }
+    const snapshot = JSON.parse(readFileSync(statePath, 'utf8')) as { envelopes: { id: string }[] };
+    const saved = new Set(snapshot.envelopes.map((e) => e.id));
+    expect(acknowledged.filter((id) => !saved.has(id))).toEqual([]);
+  });
+});

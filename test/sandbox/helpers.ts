@@ -1,0 +1,92 @@
+// Helpers for the sandbox's route tests: a quiet sandbox on 127.0.0.1 port 0 and raw HTTP calls.
+import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+
+export const CREATE_PATH = '/native/envelopes/create';
+export const ACME_OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+export const GLOBEX_SUPPLIER = '01JD7X6C8PZ5R3V9YQ1TGM4HWB';
+
+export function startQuietSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  return startSandbox({ port: 0, ...options });
+}
+
+/** The token of an organisation by index (0: Acme Corp, 1: Globex Inc). */
+export function tokenOf(sandbox: RunningSandbox, index = 0): string {
+  const token = sandbox.organisations[index]?.token;
+  if (!token) throw new Error(`organisation ${index} has no known token`);
+  return token;
+}
+
+export function validBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    template_id: ACME_OFFER,
+    merge_data: { company: 'Acme Corp', role: 'Engineer' },
+    signatory: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    ...overrides,
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+async function answerOf(response: Response): Promise<Answer> {
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export interface PostOptions {
+  token?: string | null;
+  headers?: Record<string, string>;
+  /** Sent as it is instead of JSON.stringify(body). */
+  raw?: string;
+  method?: string;
+}
+
+/** POSTs to the create endpoint: JSON body and the token as a bearer header unless told otherwise. */
+export async function postCreate(
+  sandbox: RunningSandbox,
+  body: unknown,
+  options: PostOptions = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    ...options.headers,
+  };
+  const token = options.token === undefined ? tokenOf(sandbox) : options.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(`${sandbox.baseUrl}${CREATE_PATH}`, {
+    method: options.method ?? 'POST',
+    headers,
+    body: options.raw ?? JSON.stringify(body),
+  });
+  return answerOf(response);
+}
+
+export async function request(url: string, init: RequestInit = {}): Promise<Answer> {
+  return answerOf(await fetch(url, init));
+}
+
+/** Calls an admin route with the admin secret (or another bearer value). */
+export async function admin(
+  sandbox: RunningSandbox,
+  method: string,
+  route: string,
+  body?: unknown,
+  bearer = sandbox.adminSecret,
+): Promise<Answer> {
+  return request(`${sandbox.url}/_sandbox/${route}`, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
