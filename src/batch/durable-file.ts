@@ -14,13 +14,18 @@ export class DurableAppender {
     private readonly handle: FileHandle,
     readonly path: string,
     size: number,
+    private readonly gatherMs: number,
   ) {
     this.#end = size;
   }
 
-  static async open(path: string): Promise<DurableAppender> {
+  /**
+   * `gatherMs`: how long the first line of a batch waits for others to join it. Zero where a caller
+   * waits on the sync; a few milliseconds where nobody does, so that one sync covers many lines.
+   */
+  static async open(path: string, gatherMs = 0): Promise<DurableAppender> {
     const handle = await open(path, 'a', 0o644);
-    return new DurableAppender(handle, path, (await handle.stat()).size);
+    return new DurableAppender(handle, path, (await handle.stat()).size, gatherMs);
   }
 
   get end(): number {
@@ -33,12 +38,15 @@ export class DurableAppender {
     this.#end += Buffer.byteLength(text);
     return new Promise((done, fail) => {
       this.#queue.push({ text, done, fail });
-      if (!this.#flushing) void this.#flush();
+      if (!this.#flushing) {
+        this.#flushing = true;
+        if (this.gatherMs > 0) setTimeout(() => void this.#flush(), this.gatherMs);
+        else void this.#flush();
+      }
     });
   }
 
   async #flush(): Promise<void> {
-    this.#flushing = true;
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue;

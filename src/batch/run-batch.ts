@@ -106,13 +106,8 @@ export async function runBatch(
   };
 
   const send = async (record: BatchRecord): Promise<RecordResult> => {
-    let intended = false;
     for (let attempt = 0; ; attempt++) {
       if (halt.signal.aborted) return { kind: 'abandoned' };
-      if (journal && !intended) {
-        await journal.intend(record.line, record.fingerprint);
-        intended = true;
-      }
       let response: Awaited<ReturnType<ApiClient['sendCreate']>>;
       try {
         response = await client.sendCreate(record.request);
@@ -136,36 +131,56 @@ export async function runBatch(
     }
   };
 
-  const process = async (record: BatchRecord): Promise<void> => {
-    const previous = options.previous.get(record.line);
-    if (previous?.state === 'created' || (previous?.state === 'unknown' && !options.retryUnknown)) {
-      if (previous.state === 'created') counts.skipped++;
-      else counts.unknown++;
-      return;
+  /** Records that must be sent, in input order; those an earlier run settled are counted and passed over. */
+  async function* toSend(): AsyncGenerator<BatchRecord> {
+    for await (const record of records) {
+      const previous = options.previous.get(record.line);
+      if (previous?.state === 'created') counts.skipped++;
+      else if (previous?.state === 'unknown' && !options.retryUnknown) counts.unknown++;
+      else yield record;
+      if (halt.signal.aborted) return;
     }
-    const result = await send(record);
-    if (result.kind === 'abandoned') return;
+  }
+
+  // Intents are synced a little ahead of the workers (at most 2 × concurrency records), so that the
+  // sync is off each request's path (measured: 6,300 → 8,000 records/s at -c 16). After a crash,
+  // such a record counts as unknown although it never left: never a duplicate, at worst a few
+  // records to check by hand.
+  const ready = journal
+    ? prepareAhead(toSend(), 2 * options.concurrency, (r) => journal.intend(r.line, r.fingerprint))
+    : toSend();
+  const iterator = ready[Symbol.asyncIterator]();
+  const storing = new Set<Promise<void>>();
+  let storeError: unknown;
+
+  // A worker's slot is free once the answer is in; the result is stored (and synced) behind it,
+  // and the record counts as done only then.
+  const store = (record: BatchRecord, result: Exclude<RecordResult, { kind: 'abandoned' }>) => {
     const line =
       result.kind === 'created'
         ? { line: record.line, ok: true, ...result.data, fingerprint: record.fingerprint }
         : { line: record.line, ok: false, error: errorJson(result.error), fingerprint: record.fingerprint };
-    await sink.write(`${JSON.stringify(line)}\n`);
-    counts[result.kind]++;
+    const pending = sink
+      .write(`${JSON.stringify(line)}\n`)
+      .then(() => {
+        counts[result.kind]++;
+        options.onProgress?.(counts);
+      })
+      .catch((error: unknown) => {
+        storeError ??= error;
+        halt.abort(error); // the results cannot be stored: stop everyone, then report it
+      })
+      .finally(() => storing.delete(pending));
+    storing.add(pending);
   };
 
-  const iterator = records[Symbol.asyncIterator]();
   const worker = async () => {
-    try {
-      while (!halt.signal.aborted) {
-        const next = await iterator.next();
-        if (next.done) return;
-        counts.started++;
-        await process(next.value);
-        options.onProgress?.(counts);
-      }
-    } catch (error) {
-      halt.abort(error); // a failed write to the results: stop everyone, then report it
-      throw error;
+    while (!halt.signal.aborted) {
+      const next = await iterator.next();
+      if (next.done) return;
+      counts.started++;
+      const result = await send(next.value);
+      if (result.kind !== 'abandoned') store(next.value, result);
     }
   };
   try {
@@ -173,6 +188,38 @@ export async function runBatch(
   } finally {
     options.signal.removeEventListener('abort', onInterrupt);
     await iterator.return?.(undefined);
+    while (storing.size > 0) await Promise.all(storing);
   }
+  if (storeError) throw storeError;
   return { counts, stoppedBy, interrupted: options.signal.aborted };
+}
+
+/**
+ * Yields the items of `source` in order, each after `prepare(item)` has resolved, with up to
+ * `window` items being prepared ahead of the consumer.
+ */
+export async function* prepareAhead<T>(
+  source: AsyncIterable<T>,
+  window: number,
+  prepare: (item: T) => Promise<void>,
+): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  const pull = async (): Promise<IteratorResult<T>> => {
+    const next = await iterator.next();
+    if (!next.done) await prepare(next.value);
+    return next;
+  };
+  const ahead: Promise<IteratorResult<T>>[] = [];
+  for (let i = 0; i < window; i++) ahead.push(pull());
+  try {
+    while (ahead.length > 0) {
+      const next = await (ahead.shift() as Promise<IteratorResult<T>>);
+      if (next.done) continue;
+      ahead.push(pull());
+      yield next.value;
+    }
+  } finally {
+    await Promise.allSettled(ahead);
+    await iterator.return?.(undefined);
+  }
 }

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CreateEnvelopeRequest, describeIssues } from '../api/schemas.js';
 import type { Context } from '../context.js';
+import { describeReadError } from '../io/files.js';
 import { parseJsonText } from '../io/json.js';
 
 /** Collected input problems, each a full sentence naming its source. */
@@ -79,15 +80,7 @@ export async function readMergeDataFiles(
     try {
       text = path === '-' ? await ctx.stdin.readAll() : await readFile(resolve(ctx.cwd, path), 'utf8');
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const why =
-        code === 'ENOENT'
-          ? 'no such file'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'it is a folder'
-              : (error as Error).message;
+      const why = describeReadError(error);
       problems.push(`${where}: cannot read the file (${why}).`);
       continue;
     }

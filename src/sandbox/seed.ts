@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import { ulid } from '../api/schemas.js';
 import { InputError } from '../errors.js';
+import { describeReadError } from '../io/files.js';
 import { parseJsonText } from '../io/json.js';
 import { describeIssuesIn } from './issues.js';
 import { defaultToken, hashToken } from './tokens.js';
@@ -140,15 +141,7 @@ export async function loadSeedFile(path: string): Promise<Seed> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : (error as Error).message;
+    const why = describeReadError(error);
     throw new InputError(`Cannot read the seed file ${path} (${why}).`, { hint: 'Check the --seed path.' });
   }
   const parsed = parseJsonText(text);

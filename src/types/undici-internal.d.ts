@@ -1,4 +1,4 @@
-// esign imports undici's dispatcher modules directly instead of its index, which also loads
+// esign imports undici's dispatcher module directly instead of its index, which also loads
 // fetch, WebSocket, caching and mocks (~18 ms more start-up). undici ships no typings for these
 // paths, so they borrow the public ones. The version is pinned in package-lock.json.
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
@@ -9,7 +9,7 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
   import { Dispatcher } from 'undici';
   export default Dispatcher;
 }
-declare module 'undici/lib/api/index.js' {
-  const api: Record<string, unknown>;
-  export default api;
+declare module 'undici/lib/api/api-connect.js' {
+  const connect: (...args: unknown[]) => unknown;
+  export default connect;
 }

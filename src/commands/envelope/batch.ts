@@ -235,7 +235,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
     const settings = loadSettings(flags, ctx);
     const client = await connect(settings, flags, ctx, { connections: concurrency });
-    const results = output ? await DurableAppender.open(output) : undefined;
+    const results = output ? await DurableAppender.open(output, 2) : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
     if (journalPath) await writeFile(journalPath, '', { mode: 0o600 });
     const journal = journalPath ? await DurableAppender.open(journalPath) : undefined;
@@ -246,9 +246,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       outcome = await runBatch(
         requests(format, path, defaults),
         client,
-        results
-          ? { write: (text) => results.append(text) }
-          : { write: async (text) => void ctx.stdout.write(text) },
+        results ? { write: (text) => results.append(text) } : coalescedWriter(ctx),
         journal && results
           ? {
               intend: (line, print) =>
@@ -335,5 +333,26 @@ async function startProgress(ctx: Context, total: number): Promise<Progress> {
       spinner.text = `${done}/${total} done · ${counts.failed + counts.unknown} failed or unknown · ${rate.toFixed(0)}/s · ${left.toFixed(0)} s left`;
     },
     stop: () => spinner.stop(),
+  };
+}
+
+/** Results for stdout, gathered into one write per turn of the event loop instead of one per line. */
+function coalescedWriter(ctx: Context): { write(text: string): Promise<void> } {
+  let buffered: string[] = [];
+  let flushed: Promise<void> | undefined;
+  return {
+    write(text) {
+      buffered.push(text);
+      flushed ??= new Promise((resolve) =>
+        setImmediate(() => {
+          const chunk = buffered.join('');
+          buffered = [];
+          flushed = undefined;
+          ctx.stdout.write(chunk);
+          resolve();
+        }),
+      );
+      return flushed;
+    },
   };
 }
