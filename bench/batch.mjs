@@ -1,6 +1,7 @@
 // Batch throughput against the sandbox, side by side in one run with (a) the sandbox's own ceiling
-// for the same request, measured by autocannon with 16 connections, and (b) a shell loop of
-// `esign envelope create` over the first 200 records, scaled; then peak RSS of a 100,000-record batch.
+// for the same request, measured by autocannon with 16 connections, (b) a bare undici pool posting
+// the same records and (c) a shell loop of `esign envelope create` over the first 200 records,
+// scaled; then the peak RSS of a 100,000-record batch.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,6 +96,18 @@ export async function batchBench() {
     if (batch.status !== 0) throw new Error(`batch exited ${batch.status}: ${batch.stderr}`);
     const batchRps = RECORDS / batchSeconds;
 
+    // a bare undici pool over the same records: what any client pays here
+    const floor = spawnSync(
+      process.execPath,
+      [new URL('./floor-batch.mjs', import.meta.url).pathname, records, template.id],
+      {
+        env,
+        encoding: 'utf8',
+      },
+    );
+    if (floor.status !== 0) throw new Error(`bare undici pool failed: ${floor.stderr}`);
+    const bareRps = JSON.parse(floor.stdout).rate;
+
     // (b) a shell loop of esign envelope create over the first 200 records
     const loop = join(dir, 'loop.sh');
     const tags = template.merge_tags.map((tag) => `--set "${tag}=${tag} $i"`).join(' ');
@@ -143,6 +156,9 @@ export async function batchBench() {
     );
     console.log(
       `  esign envelope batch, ${RECORDS} records, -c 16   ${batchRps.toFixed(0).padStart(7)} records/s  (${((batchRps / ceilingRps) * 100).toFixed(0)}% of the ceiling; target >= 70%)`,
+    );
+    console.log(
+      `  bare undici pool, same records, 16 connections ${bareRps.toFixed(0).padStart(7)} records/s  (${((bareRps / ceilingRps) * 100).toFixed(0)}% of the ceiling; batch is ${((batchRps / bareRps) * 100).toFixed(0)}% of it)`,
     );
     console.log(
       `  shell loop of envelope create, ${SHELL_LOOP} records   ${loopRps.toFixed(1).padStart(7)} records/s  (batch is ${(batchRps / loopRps).toFixed(0)}x; target >= 50x)`,

@@ -7,6 +7,7 @@ export class DurableAppender {
   #queue: { text: string; done: () => void; fail: (error: unknown) => void }[] = [];
   #flushing = false;
   #closed = false;
+  #failed = false;
   /** Where the next appended text will start: the file's size once everything queued is written. */
   #end: number;
 
@@ -26,6 +27,11 @@ export class DurableAppender {
   static async open(path: string, gatherMs = 0): Promise<DurableAppender> {
     const handle = await open(path, 'a', 0o644);
     return new DurableAppender(handle, path, (await handle.stat()).size, gatherMs);
+  }
+
+  /** True once a write or sync failed: what was queued then may not be on disk. */
+  get failed(): boolean {
+    return this.#failed;
   }
 
   get end(): number {
@@ -56,6 +62,7 @@ export class DurableAppender {
           await this.handle.datasync();
           for (const entry of batch) entry.done();
         } catch (error) {
+          this.#failed = true;
           for (const entry of batch) entry.fail(error);
         }
       }

@@ -174,13 +174,19 @@ export async function runBatch(
     storing.add(pending);
   };
 
+  let failure: unknown;
   const worker = async () => {
-    while (!halt.signal.aborted) {
-      const next = await iterator.next();
-      if (next.done) return;
-      counts.started++;
-      const result = await send(next.value);
-      if (result.kind !== 'abandoned') store(next.value, result);
+    try {
+      while (!halt.signal.aborted) {
+        const next = await iterator.next();
+        if (next.done) return;
+        counts.started++;
+        const result = await send(next.value);
+        if (result.kind !== 'abandoned') store(next.value, result);
+      }
+    } catch (error) {
+      failure ??= error;
+      halt.abort(error); // the others finish what they hold, then the error is reported
     }
   };
   try {
@@ -190,7 +196,7 @@ export async function runBatch(
     await iterator.return?.(undefined);
     while (storing.size > 0) await Promise.all(storing);
   }
-  if (storeError) throw storeError;
+  if (failure ?? storeError) throw failure ?? storeError;
   return { counts, stoppedBy, interrupted: options.signal.aborted };
 }
 

@@ -31,7 +31,7 @@ import {
   readMergeDataFiles,
   validateRequest,
 } from '../../envelope/request.js';
-import { ExitCode, InputError, UsageError } from '../../errors.js';
+import { CliError, ExitCode, InputError, UsageError } from '../../errors.js';
 import { type CommonOptions, connect, loadSettings } from '../settings.js';
 
 interface BatchFlags extends CommonOptions {
@@ -143,9 +143,22 @@ async function* requests(
   defaults: BatchDefaults,
 ): AsyncGenerator<BatchRecord> {
   for await (const item of reader(format, path)) {
-    if ('problem' in item) continue; // cannot happen: the first pass refused the file
-    const request = buildBatchRequest(item.record, defaults, format, []);
-    if (request) yield { line: item.line, request, fingerprint: fingerprint(request) };
+    const problems: Problems = [];
+    const request =
+      'problem' in item ? undefined : buildBatchRequest(item.record, defaults, format, problems);
+    if (!request) {
+      // The first pass found every record valid: the file changed while the batch ran.
+      throw new CliError(
+        `Line ${item.line} of the input changed while the batch ran; no more records were sent.`,
+        ExitCode.internal,
+        'input_changed',
+        {
+          details: 'problem' in item ? [item.problem] : problems,
+          hint: 'Leave the input alone during a run. Fix it, then run again with --resume.',
+        },
+      );
+    }
+    yield { line: item.line, request, fingerprint: fingerprint(request) };
   }
 }
 
@@ -238,7 +251,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     const results = output ? await DurableAppender.open(output, 2) : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
     if (journalPath) await writeFile(journalPath, '', { mode: 0o600 });
-    const journal = journalPath ? await DurableAppender.open(journalPath) : undefined;
+    const journal = journalPath ? await DurableAppender.open(journalPath, 1) : undefined;
     const progress = await startProgress(ctx, checked.total);
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof runBatch>>;
@@ -274,9 +287,10 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       await client.close();
       await results?.close();
       await journal?.close();
+      // Every request that left has its answer stored, so the intents are spent. Only if storing
+      // failed are they kept: a resumed run then treats those records as unknown.
+      if (journalPath && !results?.failed) await unlink(journalPath).catch(() => {});
     }
-    // Every intent was answered (each in-flight request finished and its result is on disk).
-    if (journalPath) await unlink(journalPath).catch(() => {});
 
     const { counts } = outcome;
     ctx.stderr.write(
