@@ -21,6 +21,11 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface Context {
   readonly stdout: OutputStream;
   readonly stderr: OutputStream;
+  /**
+   * The terminal behind stderr, for a spinner (ora draws with cursor moves and hooks the stream's
+   * writes, which a wrapper cannot take part in). Spinner text never holds a secret.
+   */
+  readonly spinnerStream: NodeJS.WritableStream;
   readonly stdin: InputStream;
   readonly env: Env;
   readonly cwd: string;

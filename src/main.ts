@@ -96,6 +96,7 @@ export function createProcessContext(signal: AbortSignal): Context {
   return {
     stdout: redactingStream(process.stdout as unknown as Context['stdout'], secrets),
     stderr: redactingStream(process.stderr as unknown as Context['stderr'], secrets),
+    spinnerStream: process.stderr,
     stdin: {
       isTTY: Boolean(stdin.isTTY),
       readAll: cachedReadAll(() => process.stdin),

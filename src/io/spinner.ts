@@ -8,14 +8,22 @@ export interface Spinner {
 const NONE: Spinner = { stop() {} };
 
 export async function startSpinner(ctx: Context, text: string): Promise<Spinner> {
-  if (!ctx.stderr.isTTY || ctx.env.CI) return NONE;
+  if (!spinnerWanted(ctx)) return NONE;
   const { default: ora } = await import('ora');
   const spinner = ora({
     text,
-    stream: ctx.stderr as unknown as NodeJS.WritableStream,
+    stream: ctx.spinnerStream,
     isEnabled: true,
     discardStdin: false,
     color: ctx.env.NO_COLOR ? false : 'cyan',
   }).start();
   return { stop: () => spinner.stop() };
+}
+
+/**
+ * Only on a terminal of known width (ora loops forever on a zero-column pty, as `script` makes),
+ * and not in CI logs.
+ */
+export function spinnerWanted(ctx: Context): boolean {
+  return ctx.stderr.isTTY && (ctx.stderr.columns ?? 0) > 0 && !ctx.env.CI;
 }

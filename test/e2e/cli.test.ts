@@ -1,10 +1,16 @@
 // The built binary, spawned as a user runs it: no TTY, a fresh ESIGN_CONFIG_DIR.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecret } from '../helpers/context.js';
-import { json, ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import {
+  json,
+  ok,
+  type Reply,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../helpers/scripted-server.js';
 import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const TOKEN = 'tok_e2e_91b3c5d7e9f1a3b5';
@@ -150,6 +156,54 @@ describe.skipIf(!hasTmux)('interactive login under a real terminal (tmux)', () =
       expect(stored.profiles.default.token).toBe(TOKEN);
     } finally {
       spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
+
+  it('shows a spinner and then the coloured block on a terminal, and a live progress line for a batch', async () => {
+    server.fallback({ ...ok(), delayMs: 150 } as Reply);
+    const dir = freshConfigDir();
+    const records = join(dir, '..', 'people.jsonl');
+    writeFileSync(
+      records,
+      Array.from({ length: 30 }, (_, i) =>
+        JSON.stringify({ signatory: { name: `P ${i}`, email: `p${i}@example.com` } }),
+      ).join('\n'),
+    );
+    const session = `esign-tty-${process.pid}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+    const env = `env -u CI ESIGN_CONFIG_DIR=${dir} ESIGN_TOKEN=${TOKEN} ESIGN_BASE_URL=${server.baseUrl} TERM=xterm-256color`;
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '120',
+      '-y',
+      '20',
+      `${env} ${process.execPath} ${BIN} envelope create --template ${TEMPLATE} --name Ada --email a@b.co; echo "create=$?"; ` +
+        `${env} ${process.execPath} ${BIN} envelope batch ${records} --template ${TEMPLATE} --concurrency 2 > /dev/null; echo "batch=$?"; sleep 30`,
+    );
+    try {
+      const seen: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        const screen = tmux('capture-pane', '-p', '-t', session);
+        seen.push(screen);
+        if (/batch=\d+/.test(screen)) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const all = seen.join('\n');
+      const final = seen.at(-1) ?? '';
+      expect(all).toContain('Creating envelope');
+      expect(final).toContain('✓ Envelope created');
+      expect(final).toContain('create=0');
+      expect(all).toMatch(/\d+\/30 done · 0 failed or unknown · \d+\/s · \d+ s left/);
+      expect(final).toContain('Batch: 30 created, 0 failed, 0 unknown, 0 skipped of 30 records');
+      expect(final).toContain('batch=0');
+      expect(all).not.toContain(TOKEN);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+      server.fallback(json(599, { message: 'unexpected' }));
     }
   });
 });

@@ -74,6 +74,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     // No redaction here: tests must see any leak that the code itself would make.
     stdout: out,
     stderr: err,
+    spinnerStream: err as unknown as NodeJS.WritableStream,
     stdin: {
       isTTY: options.stdinTTY ?? false,
       readAll: cachedReadAll(() => Readable.from([Buffer.from(stdinText)])),

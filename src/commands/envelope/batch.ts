@@ -32,6 +32,7 @@ import {
   validateRequest,
 } from '../../envelope/request.js';
 import { CliError, ExitCode, InputError, UsageError } from '../../errors.js';
+import { spinnerWanted } from '../../io/spinner.js';
 import { type CommonOptions, connect, loadSettings } from '../settings.js';
 
 interface BatchFlags extends CommonOptions {
@@ -326,11 +327,11 @@ interface Progress {
 
 /** A live line on a terminal: done/total, failures, rate and time left. Nothing when not a TTY. */
 async function startProgress(ctx: Context, total: number): Promise<Progress> {
-  if (!ctx.stderr.isTTY || ctx.env.CI) return { update: () => {}, stop: () => {} };
+  if (!spinnerWanted(ctx)) return { update: () => {}, stop: () => {} };
   const { default: ora } = await import('ora');
   const spinner = ora({
     text: `0/${total}`,
-    stream: ctx.stderr as unknown as NodeJS.WritableStream,
+    stream: ctx.spinnerStream,
     isEnabled: true,
     discardStdin: false,
   }).start();
