@@ -462,4 +462,45 @@ describe('envelope batch: crash safety (SIGKILL)', () => {
     expect(received.size).toBeGreaterThanOrEqual(created); // every created record reached the server once
     expect(received.size).toBeLessThanOrEqual(total);
   });
+
+  it('the built binary: SIGINT lets in-flight records finish, prints the summary and exits 130', async () => {
+    createEverything(60);
+    const file = fresh('p.jsonl', jsonl(Array.from({ length: 100 }, (_, i) => ({ signatory: person(i) }))));
+    const output = join(dir, 'results.jsonl');
+    const env = {
+      PATH: process.env.PATH ?? '',
+      ESIGN_TOKEN: TOKEN,
+      ESIGN_BASE_URL: server.baseUrl,
+      ESIGN_CONFIG_DIR: join(dir, 'c'),
+    };
+    const child = spawn(
+      process.execPath,
+      [BIN, 'envelope', 'batch', file, '--template', TEMPLATE, '--output', output],
+      {
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (server.requests.length >= 8) {
+          clearInterval(poll);
+          child.kill('SIGINT');
+          resolve();
+        }
+      }, 5);
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/Batch: \d+ created/);
+    expect(stderr).toContain('Run the same command with --resume to finish.');
+    const written = parseLines(readFileSync(output, 'utf8'));
+    expect(written.length).toBe(server.requests.length); // every request that left has its result
+    expect(written.length).toBeLessThan(100);
+    expect(existsSync(`${output}.pending`)).toBe(false);
+  });
 });
