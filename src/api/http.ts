@@ -42,10 +42,16 @@ interface DispatchHandler {
   onError(error: Error): void;
 }
 
+/** The response headers esign reads (Retry-After, Content-Type); decoding the rest costs for nothing. */
+const WANTED_HEADERS = new Set(['retry-after', 'content-type']);
+
 function headerObject(raw: Buffer[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = String(raw[i]).toLowerCase();
+    const nameBuffer = raw[i] as Buffer;
+    if (nameBuffer.length !== 11 && nameBuffer.length !== 12) continue; // neither wanted name
+    const name = nameBuffer.toString('latin1').toLowerCase();
+    if (!WANTED_HEADERS.has(name)) continue;
     headers[name] = headers[name] === undefined ? String(raw[i + 1]) : `${headers[name]}, ${raw[i + 1]}`;
   }
   return headers;
