@@ -228,6 +228,11 @@ describe('envelope batch: validation before the first request', () => {
     expect((await batch([fresh('p.txt', ''), '--template', TEMPLATE])).stderr).toContain(
       'Cannot tell the format',
     );
+    expect((await batch([file, '--template', TEMPLATE, '--output', '/nonexistent/dir/r.jsonl'])).stderr).toContain(
+      'Cannot write --output /nonexistent/dir/r.jsonl: its folder /nonexistent/dir does not exist.',
+    );
+    expect((await batch([dir, '--format', 'jsonl', '--template', TEMPLATE])).stderr).toContain('it is a folder');
+    expect((await batch([join(dir, 'missing.csv'), '--template', TEMPLATE])).stderr).toContain('no such file');
     const output = fresh('results.jsonl', '{"line":1,"ok":true}\n');
     const clobber = await batch([file, '--template', TEMPLATE, '--output', output]);
     expect(clobber.code).toBe(2);

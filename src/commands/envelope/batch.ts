@@ -1,9 +1,9 @@
 // esign envelope batch <file>: validate every record in one streaming pass, then create the
 // envelopes in a second, with results streamed as JSON Lines and a run that can always be resumed.
-import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
+import { accessSync, constants, createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -32,6 +32,7 @@ import {
   validateRequest,
 } from '../../envelope/request.js';
 import { CliError, ExitCode, InputError, UsageError } from '../../errors.js';
+import { describeReadError } from '../../io/files.js';
 import { spinnerWanted } from '../../io/spinner.js';
 import { type CommonOptions, connect, loadSettings } from '../settings.js';
 
@@ -101,6 +102,25 @@ async function readDefaults(flags: BatchFlags, ctx: Context): Promise<BatchDefau
 function reader(format: InputFormat, path: string): AsyncGenerator<RawItem> {
   const stream = createReadStream(path);
   return format === 'csv' ? readCsv(stream) : readJsonl(stream);
+}
+
+function checkReadableFile(path: string, shown: string): void {
+  try {
+    if (statSync(path).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+    accessSync(path, constants.R_OK);
+  } catch (error) {
+    throw new UsageError(`Cannot read ${shown}: ${describeReadError(error)}.`);
+  }
+}
+
+function checkWritableFolder(path: string, shown: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot write --output ${shown}: its folder ${dirname(path)} ${describeReadError(error) === 'no such file' ? 'does not exist' : 'is not writable'}.`,
+    );
+  }
 }
 
 /** The first pass: every record checked, nothing kept but a count and the problems. */
@@ -228,12 +248,13 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
     });
   }
+  if (output) checkWritableFolder(output, flags.output as string);
   const defaults = await readDefaults(flags, ctx);
 
   const spooled = file === '-' ? await spoolStdin(ctx) : undefined;
   const path = spooled?.path ?? resolve(ctx.cwd, file);
   try {
-    if (!spooled && !existsSync(path)) throw new UsageError(`Cannot read ${file}: no such file.`);
+    if (!spooled) checkReadableFile(path, file);
     const previous = output && flags.resume ? await loadPrevious(output) : new Map();
     const checked = await validateAll(format, path, defaults, previous);
     if (checked.problemCount > 0) {
