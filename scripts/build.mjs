@@ -1,7 +1,16 @@
 // Builds one ESM bundle in dist/: the entry holds commander and the command table; every command
 // (and each heavy library it needs) lands in a chunk that is loaded only when that command runs.
-import { readFileSync, rmSync } from 'node:fs';
-import { build } from 'esbuild';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+// `npm install -g .` runs `prepare` without the dev dependencies: then a bundle built by `npm ci`
+// is used as it is.
+const esbuild = await import('esbuild').catch(() => undefined);
+if (!esbuild) {
+  if (existsSync(new URL('../dist/main.js', import.meta.url))) process.exit(0);
+  console.error('esbuild is not installed: run `npm ci` first, then build (or install) again.');
+  process.exit(1);
+}
+const { build } = esbuild;
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
