@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +51,25 @@ async function batch(args: string[], options: TestContextOptions = {}) {
   });
   assertNoSecret(result, TOKEN);
   return result;
+}
+
+/** Sends `signal` to `child` once the server has received `count` requests; resolves with its exit code. */
+async function signalAfterRequests(
+  child: ChildProcess,
+  count: number,
+  signal: NodeJS.Signals,
+): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (server.requests.length >= count) {
+        clearInterval(poll);
+        child.kill(signal);
+        resolve();
+      }
+    }, 5);
+  });
+  return exited;
 }
 
 const parseLines = (text: string) =>
@@ -228,11 +247,17 @@ describe('envelope batch: validation before the first request', () => {
     expect((await batch([fresh('p.txt', ''), '--template', TEMPLATE])).stderr).toContain(
       'Cannot tell the format',
     );
-    expect((await batch([file, '--template', TEMPLATE, '--output', '/nonexistent/dir/r.jsonl'])).stderr).toContain(
+    expect(
+      (await batch([file, '--template', TEMPLATE, '--output', '/nonexistent/dir/r.jsonl'])).stderr,
+    ).toContain(
       'Cannot write --output /nonexistent/dir/r.jsonl: its folder /nonexistent/dir does not exist.',
     );
-    expect((await batch([dir, '--format', 'jsonl', '--template', TEMPLATE])).stderr).toContain('it is a folder');
-    expect((await batch([join(dir, 'missing.csv'), '--template', TEMPLATE])).stderr).toContain('no such file');
+    expect((await batch([dir, '--format', 'jsonl', '--template', TEMPLATE])).stderr).toContain(
+      'it is a folder',
+    );
+    expect((await batch([join(dir, 'missing.csv'), '--template', TEMPLATE])).stderr).toContain(
+      'no such file',
+    );
     const output = fresh('results.jsonl', '{"line":1,"ok":true}\n');
     const clobber = await batch([file, '--template', TEMPLATE, '--output', output]);
     expect(clobber.code).toBe(2);
@@ -434,17 +459,7 @@ describe('envelope batch: crash safety (SIGKILL)', () => {
       ESIGN_BASE_URL: server.baseUrl,
       ESIGN_CONFIG_DIR: join(dir, 'c'),
     };
-    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (server.requests.length >= 60) {
-          clearInterval(poll);
-          child.kill('SIGKILL');
-          resolve();
-        }
-      }, 5);
-    });
-    await new Promise((resolve) => child.on('close', resolve));
+    await signalAfterRequests(spawn(process.execPath, args, { env, stdio: 'ignore' }), 60, 'SIGKILL');
     const resumed = spawn(process.execPath, [...args, '--resume'], { env, stdio: 'ignore' });
     const code = await new Promise((resolve) => resumed.on('close', resolve));
     expect(code === 0 || code === 8).toBe(true);
@@ -490,17 +505,7 @@ describe('envelope batch: crash safety (SIGKILL)', () => {
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (server.requests.length >= 8) {
-          clearInterval(poll);
-          child.kill('SIGINT');
-          resolve();
-        }
-      }, 5);
-    });
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    expect(code).toBe(130);
+    expect(await signalAfterRequests(child, 8, 'SIGINT')).toBe(130);
     expect(stderr).toMatch(/Batch: \d+ created/);
     expect(stderr).toContain('Run the same command with --resume to finish.');
     const written = parseLines(readFileSync(output, 'utf8'));

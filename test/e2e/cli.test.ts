@@ -1,5 +1,5 @@
 // The built binary, spawned as a user runs it: no TTY, a fresh ESIGN_CONFIG_DIR.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import {
   startScriptedServer,
 } from '../helpers/scripted-server.js';
 import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
+import { hasTmux, openTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'tok_e2e_91b3c5d7e9f1a3b5';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
@@ -118,44 +119,24 @@ describe('the built binary', () => {
   });
 });
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-
-describe.skipIf(!hasTmux)('interactive login under a real terminal (tmux)', () => {
-  it('asks with a hidden prompt and stores what was typed, never echoing it', async () => {
+describe.skipIf(!hasTmux)('under a real terminal (tmux)', () => {
+  it('login asks with a hidden prompt and stores what was typed, never echoing it', async () => {
     const configDir = freshConfigDir();
-    const session = `esign-login-${process.pid}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
-    tmux(
-      'new-session',
-      '-d',
-      '-s',
-      session,
-      '-x',
-      '120',
-      '-y',
-      '20',
-      `env ESIGN_CONFIG_DIR=${configDir} NO_COLOR=1 ${process.execPath} ${BIN} login; echo "exit=$?"; sleep 30`,
+    const terminal = openTerminal(
+      'esign-login',
+      `env ESIGN_CONFIG_DIR=${configDir} NO_COLOR=1 ${process.execPath} ${BIN} login; echo "exit=$?"`,
     );
     try {
-      const screen = async (pattern: RegExp) => {
-        for (let i = 0; i < 100; i++) {
-          const text = tmux('capture-pane', '-p', '-t', session);
-          if (pattern.test(text)) return text;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error(`screen never showed ${pattern}: ${tmux('capture-pane', '-p', '-t', session)}`);
-      };
-      await screen(/input is hidden/);
-      tmux('send-keys', '-t', session, '-l', TOKEN);
-      tmux('send-keys', '-t', session, 'Enter');
-      const final = await screen(/exit=\d+/);
+      await terminal.waitFor(/input is hidden/);
+      terminal.typeLine(TOKEN);
+      const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('exit=0');
       expect(final).toContain('Settings → API Tokens → Create New Token');
-      expect(final).not.toContain(TOKEN);
+      expect(terminal.screens.join('\n')).not.toContain(TOKEN);
       const stored = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
       expect(stored.profiles.default.token).toBe(TOKEN);
     } finally {
-      spawnSync('tmux', ['kill-session', '-t', session]);
+      terminal.close();
     }
   });
 
@@ -169,31 +150,15 @@ describe.skipIf(!hasTmux)('interactive login under a real terminal (tmux)', () =
         JSON.stringify({ signatory: { name: `P ${i}`, email: `p${i}@example.com` } }),
       ).join('\n'),
     );
-    const session = `esign-tty-${process.pid}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
     const env = `env -u CI ESIGN_CONFIG_DIR=${dir} ESIGN_TOKEN=${TOKEN} ESIGN_BASE_URL=${server.baseUrl} TERM=xterm-256color`;
-    tmux(
-      'new-session',
-      '-d',
-      '-s',
-      session,
-      '-x',
-      '120',
-      '-y',
-      '20',
+    const terminal = openTerminal(
+      'esign-tty',
       `${env} ${process.execPath} ${BIN} envelope create --template ${TEMPLATE} --name Ada --email a@b.co; echo "create=$?"; ` +
-        `${env} ${process.execPath} ${BIN} envelope batch ${records} --template ${TEMPLATE} --concurrency 2 > /dev/null; echo "batch=$?"; sleep 30`,
+        `${env} ${process.execPath} ${BIN} envelope batch ${records} --template ${TEMPLATE} --concurrency 2 > /dev/null; echo "batch=$?"`,
     );
     try {
-      const seen: string[] = [];
-      for (let i = 0; i < 200; i++) {
-        const screen = tmux('capture-pane', '-p', '-t', session);
-        seen.push(screen);
-        if (/batch=\d+/.test(screen)) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      const all = seen.join('\n');
-      const final = seen.at(-1) ?? '';
+      const final = await terminal.waitFor(/batch=\d+/);
+      const all = terminal.screens.join('\n');
       expect(all).toContain('Creating envelope');
       expect(final).toContain('✓ Envelope created');
       expect(final).toContain('create=0');
@@ -202,7 +167,7 @@ describe.skipIf(!hasTmux)('interactive login under a real terminal (tmux)', () =
       expect(final).toContain('batch=0');
       expect(all).not.toContain(TOKEN);
     } finally {
-      spawnSync('tmux', ['kill-session', '-t', session]);
+      terminal.close();
       server.fallback(json(599, { message: 'unexpected' }));
     }
   });

@@ -1,0 +1,42 @@
+// A real terminal for tests: a detached tmux session running one shell command, read by polling.
+import { execFileSync, spawnSync } from 'node:child_process';
+
+export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+export interface Terminal {
+  /** Every screen seen so far, oldest first. */
+  readonly screens: string[];
+  /** Polls the screen until it matches; returns it (throws with the last screen after `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Types text literally, then Enter. */
+  typeLine(text: string): void;
+  close(): void;
+}
+
+export function openTerminal(name: string, command: string): Terminal {
+  const session = `${name}-${process.pid}`;
+  const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+  // `sleep` keeps the pane (and what it shows) after the command ends; close() ends it.
+  tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '20', `${command}; sleep 60`);
+  const screens: string[] = [];
+  return {
+    screens,
+    async waitFor(pattern, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const screen = tmux('capture-pane', '-p', '-t', session);
+        screens.push(screen);
+        if (pattern.test(screen)) return screen;
+        if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${screen}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    typeLine(text) {
+      tmux('send-keys', '-t', session, '-l', text);
+      tmux('send-keys', '-t', session, 'Enter');
+    },
+    close() {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    },
+  };
+}
