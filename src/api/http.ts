@@ -188,7 +188,10 @@ function errorCode(error: unknown): string | undefined {
 }
 
 export function classifyNetworkError(error: unknown, url: URL, signal?: AbortSignal): Error {
-  if (signal?.aborted) return new InterruptedError('Interrupted; the request was cancelled.');
+  if (signal?.aborted)
+    return new InterruptedError(
+      'Interrupted while waiting for the API. If the request had reached the server, the envelope may exist.',
+    );
   const code = errorCode(error) ?? 'unknown';
   const detail = (error as Error)?.message ?? String(error);
   const host = url.host;
