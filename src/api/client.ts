@@ -69,7 +69,7 @@ export class ApiClient {
     return response;
   }
 
-  /** Creates an envelope; 429 and 503 are retried (the server did not act on them), nothing else is. */
+  /** Creates an envelope; 429 and 503 with Retry-After are retried, nothing else is. */
   async createEnvelope(body: CreateEnvelopeRequest, options: CreateOptions = {}): Promise<Envelope> {
     const maxRetries = options.maxRetries ?? 3;
     const maxWaitMs = options.maxWaitMs ?? 60_000;
@@ -78,7 +78,10 @@ export class ApiClient {
       const outcome = interpretCreateResponse(response, this.#now());
       if (outcome.ok) return outcome.envelope;
       const { error, retryable, retryAfterMs } = outcome;
-      if (!retryable || attempt >= maxRetries) throw error;
+      // Only when the server says when: a create is not idempotent, and a 503 without Retry-After
+      // may come from something in front of a server that did act. (A batch retries these with
+      // backoff too; it can tell unknown outcomes apart and report them.)
+      if (!retryable || retryAfterMs === undefined || attempt >= maxRetries) throw error;
       const waitMs = retryDelay(attempt, retryAfterMs);
       if (waitMs > maxWaitMs) throw error;
       options.onRetry?.({ attempt: attempt + 1, status: response.status, waitMs });

@@ -355,6 +355,17 @@ describe('envelope create: API failures map to the contract', () => {
     await create([]);
   });
 
+  it('does not retry a 429 or 503 without Retry-After: a create is not idempotent', async () => {
+    server.script(json(503, { message: 'Unavailable' }));
+    const unavailable = await create([]);
+    expect(unavailable.code).toBe(7);
+    expect(server.requests).toHaveLength(1);
+    server.script(json(429, { message: 'Too Many Requests' }));
+    const limited = await create([]);
+    expect(limited.code).toBe(5);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('does not wait for a Retry-After beyond a minute, and says when to try again', async () => {
     server.script(json(429, { message: 'Slow down' }, { 'retry-after': '3600' }));
     const { code, stderr } = await create([]);
