@@ -44,7 +44,7 @@ try {
     '--set',
     `${tag}=${tag === 'start_date' ? '2026-12-01' : `Demo ${tag}`}`,
   ]);
-  esign([
+  const create = [
     'envelope',
     'create',
     '--template',
@@ -54,19 +54,9 @@ try {
     'Ada Lovelace',
     '--email',
     'ada@example.com',
-  ]);
-  const url = esign([
-    'envelope',
-    'create',
-    '--template',
-    template.id,
-    ...sets,
-    '--name',
-    'Ada Lovelace',
-    '--email',
-    'ada@example.com',
-    '-q',
-  ]).trim();
+  ];
+  esign(create);
+  const url = esign([...create, '-q']).trim();
   const page = await fetch(url);
   console.log(
     `\nSigning URL: ${url}  (GET ${page.status}, ${(await page.text()).includes('Ada Lovelace') ? 'shows the signer' : 'unexpected page'})`,
