@@ -152,10 +152,6 @@ export class HttpClient {
   close(): Promise<void> {
     return this.#agent.close();
   }
-
-  destroy(): Promise<void> {
-    return this.#agent.destroy();
-  }
 }
 
 // Errors raised before a byte of the request could reach the server.

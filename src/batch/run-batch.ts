@@ -47,8 +47,6 @@ export interface BatchCounts {
   failed: number;
   unknown: number;
   skipped: number;
-  /** Records taken from the input so far (done or in flight). */
-  started: number;
 }
 
 export interface BatchOutcome {
@@ -79,7 +77,7 @@ export async function runBatch(
   journal: IntentJournal | undefined,
   options: BatchOptions,
 ): Promise<BatchOutcome> {
-  const counts: BatchCounts = { created: 0, failed: 0, unknown: 0, skipped: 0, started: 0 };
+  const counts: BatchCounts = { created: 0, failed: 0, unknown: 0, skipped: 0 };
   const halt = new AbortController();
   let stoppedBy: CliError | undefined;
   const onInterrupt = () => halt.abort(options.signal.reason);
@@ -180,7 +178,6 @@ export async function runBatch(
       while (!halt.signal.aborted) {
         const next = await iterator.next();
         if (next.done) return;
-        counts.started++;
         const result = await send(next.value);
         if (result.kind !== 'abandoned') store(next.value, result);
       }

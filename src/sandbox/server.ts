@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
 import { API_PREFIX, CREATE_PATH, handleCreate } from './create-route.js';
-import { type FaultOptions, Faults } from './faults.js';
+import { type FaultOptions, Faults, NO_FAULTS } from './faults.js';
 import { pathOf, sendJson, sendMethodNotAllowed } from './http-io.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
 import { DEFAULT_SEED, type Seed } from './seed.js';
@@ -176,10 +176,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const store = stateFile?.store ?? SandboxStore.fromSeed(seed, now());
   const randomSeed = (options.randomSeed ?? randomInt(0, 2 ** 32)) >>> 0;
   const faults = new Faults({
-    latencyMs: options.latencyMs ?? 0,
-    failRate: options.failRate ?? 0,
-    rateLimit: options.rateLimit ?? null,
-    dropRate: options.dropRate ?? 0,
+    latencyMs: options.latencyMs ?? NO_FAULTS.latencyMs,
+    failRate: options.failRate ?? NO_FAULTS.failRate,
+    rateLimit: options.rateLimit ?? NO_FAULTS.rateLimit,
+    dropRate: options.dropRate ?? NO_FAULTS.dropRate,
     randomSeed,
   });
   const adminSecret = options.adminSecret ?? newAdminSecret();

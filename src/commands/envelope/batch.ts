@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ulid } from '../../api/schemas.js';
 import {
   type BatchDefaults,
   buildBatchRequest,
@@ -29,7 +30,6 @@ import {
   parseExpiresInDays,
   parseSetFlags,
   readMergeDataFiles,
-  validateRequest,
 } from '../../envelope/request.js';
 import { CliError, ExitCode, InputError, UsageError } from '../../errors.js';
 import { describeReadError } from '../../io/files.js';
@@ -77,12 +77,8 @@ async function readDefaults(flags: BatchFlags, ctx: Context): Promise<BatchDefau
   const fromSet = parseSetFlags(flags.set ?? [], problems);
   const expires = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
   if (flags.template !== undefined) {
-    const templateProblems: Problems = [];
-    validateRequest(
-      { template_id: flags.template, merge_data: {}, signatory: { name: 'x', email: 'x@example.com' } },
-      templateProblems,
-    );
-    problems.push(...templateProblems);
+    const template = ulid().safeParse(flags.template);
+    if (!template.success) problems.push(`--template: ${template.error.issues[0]?.message}.`);
   }
   if (problems.length > 0) {
     throw new UsageError(
