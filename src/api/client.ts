@@ -58,9 +58,9 @@ export class ApiClient {
     this.#now = options.now ?? (() => new Date());
   }
 
-  /** One POST, no retries. Throws NetworkError when no answer came back. */
-  async sendCreate(body: CreateEnvelopeRequest, signal?: AbortSignal): Promise<HttpResponse> {
-    const json = JSON.stringify(body);
+  /** One POST, no retries; `body` may come serialized already. Throws NetworkError when no answer came back. */
+  async sendCreate(body: CreateEnvelopeRequest | string, signal?: AbortSignal): Promise<HttpResponse> {
+    const json = typeof body === 'string' ? body : JSON.stringify(body);
     this.#trace?.(
       `> POST ${this.createUrl.href} (${Buffer.byteLength(json)} bytes, Authorization: Bearer [redacted])`,
     );

@@ -1,5 +1,5 @@
 // One batch record + the defaults from flags → a validated create request, or its problems.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import {
   normalizeRequest,
@@ -95,7 +95,10 @@ export function buildBatchRequest(
   return normalizeRequest(request);
 }
 
-/** Identifies a record's request, so that a resumed run notices when the input changed under it. */
-export function fingerprint(request: CreateEnvelopeRequest): string {
-  return createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 16);
+/**
+ * Identifies a record's request by its JSON body, so that a resumed run notices when the input
+ * changed under it.
+ */
+export function fingerprintOf(body: string): string {
+  return hash('sha256', body, 'hex').slice(0, 16);
 }

@@ -1,79 +1,158 @@
-// An append-only file whose lines are on disk before their promise resolves. Lines that arrive
-// while a write is under way are written and synced together (group commit), so durability costs
-// one fdatasync per batch of results, not per result.
-import { type FileHandle, open } from 'node:fs/promises';
+// An append-only file for results and intents. Each append is written to the file at once (one
+// write(2), so it survives the process being killed the next instant), and synced to the disk in
+// the background (so it survives a power cut too); an append's promise resolves once a sync has
+// covered it. Syncs are spaced at least `syncEveryMs` apart, so that one fdatasync covers many
+// lines: a sync costs about 100 µs of CPU here, a write about 3 µs.
+import { close, closeSync, fchmodSync, fdatasync, fstatSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+interface Waiter {
+  upTo: number;
+  done: () => void;
+  fail: (error: unknown) => void;
+}
 
 export class DurableAppender {
-  #queue: { text: string; done: () => void; fail: (error: unknown) => void }[] = [];
-  #flushing = false;
-  #closed = false;
-  #failed = false;
-  /** Where the next appended text will start: the file's size once everything queued is written. */
   #end: number;
+  /** Bytes written so far, and how many of them a finished sync covers. */
+  #written: number;
+  #synced: number;
+  #waiting: Waiter[] = [];
+  #syncing = false;
+  #timer: NodeJS.Timeout | undefined;
+  #lastSync = 0;
+  #error: unknown;
+  #closed = false;
 
   private constructor(
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     readonly path: string,
     size: number,
-    private readonly gatherMs: number,
+    private readonly syncEveryMs: number,
   ) {
     this.#end = size;
+    this.#written = size;
+    this.#synced = size;
   }
 
   /**
-   * `gatherMs`: how long the first line of a batch waits for others to join it. Zero where a caller
-   * waits on the sync; a few milliseconds where nobody does, so that one sync covers many lines.
+   * Opens (or creates) `path` for appending. A new file's folder entry is synced too, or a power cut
+   * could lose the whole file. `syncEveryMs` spaces the syncs; `truncate` empties the file first.
    */
-  static async open(path: string, gatherMs = 0): Promise<DurableAppender> {
-    const handle = await open(path, 'a', 0o644);
-    return new DurableAppender(handle, path, (await handle.stat()).size, gatherMs);
+  static open(path: string, { syncEveryMs = 0, mode = 0o644, truncate = false } = {}): DurableAppender {
+    const fd = openSync(path, truncate ? 'w' : 'a', mode);
+    if (truncate) fchmodSync(fd, mode); // a file that was there keeps its mode otherwise
+    const size = fstatSync(fd).size;
+    if (size === 0) syncFolder(path);
+    return new DurableAppender(fd, path, size, syncEveryMs);
   }
 
-  /** True once a write or sync failed: what was queued then may not be on disk. */
+  /** True once a write or sync failed: what was appended since may not be on disk. */
   get failed(): boolean {
-    return this.#failed;
+    return this.#error !== undefined;
   }
 
+  /** Where the next appended text will start. */
   get end(): number {
     return this.#end;
   }
 
-  /** Resolves once `text` has been written and synced to disk. */
+  /**
+   * Writes `text` now; the promise resolves once it is synced to disk. Throws at once if the write
+   * fails (disk full, say): then nothing after it is written either.
+   */
   append(text: string): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error(`${this.path} is closed`));
-    this.#end += Buffer.byteLength(text);
+    this.write(text);
+    return this.synced();
+  }
+
+  /** Writes `text` now, without waiting for a sync (one is scheduled). */
+  write(text: string): void {
+    if (this.#closed) throw new Error(`${this.path} is closed`);
+    if (this.#error !== undefined) throw this.#error;
+    const bytes = Buffer.from(text);
+    try {
+      let at = 0;
+      while (at < bytes.length) at += writeSync(this.fd, bytes, at);
+    } catch (error) {
+      this.#error = error;
+      throw error;
+    }
+    this.#end += bytes.length;
+    this.#written = this.#end;
+  }
+
+  /** Resolves once everything written so far is synced to disk. */
+  synced(): Promise<void> {
+    if (this.#error !== undefined) return Promise.reject(this.#error);
+    if (this.#synced >= this.#written) return Promise.resolve();
     return new Promise((done, fail) => {
-      this.#queue.push({ text, done, fail });
-      if (!this.#flushing) {
-        this.#flushing = true;
-        if (this.gatherMs > 0) setTimeout(() => void this.#flush(), this.gatherMs);
-        else void this.#flush();
-      }
+      this.#waiting.push({ upTo: this.#written, done, fail });
+      this.#schedule();
     });
   }
 
-  async #flush(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue;
-        this.#queue = [];
-        try {
-          await this.handle.write(batch.map((entry) => entry.text).join(''));
-          await this.handle.datasync();
-          for (const entry of batch) entry.done();
-        } catch (error) {
-          this.#failed = true;
-          for (const entry of batch) entry.fail(error);
-        }
-      }
-    } finally {
-      this.#flushing = false;
-    }
+  #schedule(): void {
+    if (this.#syncing || this.#timer) return;
+    const wait = this.#lastSync + this.syncEveryMs - performance.now();
+    if (wait > 0 && !this.#closed) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#sync();
+      }, wait);
+    } else this.#sync();
   }
 
+  #sync(): void {
+    this.#syncing = true;
+    this.#lastSync = performance.now();
+    const upTo = this.#written;
+    fdatasync(this.fd, (error) => {
+      this.#syncing = false;
+      if (error) this.#error ??= error;
+      else this.#synced = upTo;
+      const still: Waiter[] = [];
+      for (const waiter of this.#waiting) {
+        if (this.#error !== undefined) waiter.fail(this.#error);
+        else if (waiter.upTo <= this.#synced) waiter.done();
+        else still.push(waiter);
+      }
+      this.#waiting = still;
+      if (still.length > 0) this.#schedule();
+    });
+  }
+
+  /** Syncs what is left, then closes the file. */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
-    while (this.#flushing || this.#queue.length > 0) await new Promise((r) => setImmediate(r));
-    await this.handle.close();
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    try {
+      if (this.#error === undefined && this.#synced < this.#written) {
+        await new Promise<void>((done, fail) => {
+          this.#waiting.push({ upTo: this.#written, done, fail });
+          if (!this.#syncing) this.#sync();
+        });
+      }
+      while (this.#syncing) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      await new Promise<void>((resolve) => close(this.fd, () => resolve()));
+    }
+  }
+}
+
+/** Makes a new file's name durable: fsync on its folder (where the system allows it). */
+export function syncFolder(path: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dirname(path), 'r');
+    fsyncSync(fd);
+  } catch {
+    // Windows cannot open a folder this way; its file systems order this themselves.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

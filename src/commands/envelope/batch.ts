@@ -1,28 +1,23 @@
 // esign envelope batch <file>: validate every record in one streaming pass, then create the
 // envelopes in a second, with results streamed as JSON Lines and a run that can always be resumed.
-import { accessSync, constants, createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { accessSync, constants, createReadStream, existsSync, statSync } from 'node:fs';
+import { mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { ulid } from '../../api/schemas.js';
 import {
   type BatchDefaults,
   buildBatchRequest,
-  fingerprint,
+  fingerprintOf,
   type InputFormat,
 } from '../../batch/build-request.js';
 import { DurableAppender } from '../../batch/durable-file.js';
-import {
-  dropTornTail,
-  type PreviousResults,
-  readPendingJournal,
-  readPreviousResults,
-  unansweredIntents,
-} from '../../batch/previous-results.js';
-import { type RawItem, readCsv, readJsonl } from '../../batch/readers.js';
-import { type BatchCounts, type BatchRecord, runBatch } from '../../batch/run-batch.js';
+import { IntentJournal, readJournal, unansweredIntents } from '../../batch/journal.js';
+import { dropTornTail, type PreviousResults, readPreviousResults } from '../../batch/previous-results.js';
+import { readCsv, readJsonl } from '../../batch/readers.js';
+import { type BatchCounts, runBatch } from '../../batch/run-batch.js';
+import { SpoolReader, SpoolWriter } from '../../batch/spool.js';
 import type { CommandInput } from '../../cli.js';
 import type { Context } from '../../context.js';
 import {
@@ -31,7 +26,7 @@ import {
   parseSetFlags,
   readMergeDataFiles,
 } from '../../envelope/request.js';
-import { CliError, ExitCode, InputError, UsageError } from '../../errors.js';
+import { ExitCode, InputError, UsageError } from '../../errors.js';
 import { describeReadError } from '../../io/files.js';
 import { spinnerWanted } from '../../io/spinner.js';
 import { type CommonOptions, connect, loadSettings } from '../settings.js';
@@ -95,11 +90,6 @@ async function readDefaults(flags: BatchFlags, ctx: Context): Promise<BatchDefau
   };
 }
 
-function reader(format: InputFormat, path: string): AsyncGenerator<RawItem> {
-  const stream = createReadStream(path);
-  return format === 'csv' ? readCsv(stream) : readJsonl(stream);
-}
-
 function checkReadableFile(path: string, shown: string): void {
   try {
     if (statSync(path).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
@@ -119,22 +109,37 @@ function checkWritableFolder(path: string, shown: string): void {
   }
 }
 
-/** The first pass: every record checked, nothing kept but a count and the problems. */
-async function validateAll(
+interface Prepared {
+  total: number;
+  problems: string[];
+  problemCount: number;
+  /** Records written to the spool, to be sent. */
+  toSend: number;
+  skipped: number;
+  /** Unknown in an earlier run and not to be retried. */
+  unknown: number;
+}
+
+/**
+ * The first pass: every record checked, and each one still to be sent written to the spool as the
+ * exact body that passed. Nothing is kept in memory but counts and the first problems.
+ */
+async function prepare(
   format: InputFormat,
-  path: string,
+  input: Readable,
   defaults: BatchDefaults,
   previous: PreviousResults,
-): Promise<{ total: number; problems: string[]; problemCount: number }> {
-  const problems: string[] = [];
-  let problemCount = 0;
-  let total = 0;
+  retryUnknown: boolean,
+  spool: SpoolWriter,
+): Promise<Prepared> {
+  const prepared: Prepared = { total: 0, problems: [], problemCount: 0, toSend: 0, skipped: 0, unknown: 0 };
   const report = (line: number, problem: string) => {
-    problemCount++;
-    if (problems.length < MAX_LISTED_PROBLEMS) problems.push(`line ${line}: ${problem}`);
+    prepared.problemCount++;
+    if (prepared.problems.length < MAX_LISTED_PROBLEMS) prepared.problems.push(`line ${line}: ${problem}`);
   };
-  for await (const item of reader(format, path)) {
-    total++;
+  const records = format === 'csv' ? readCsv(input) : readJsonl(input);
+  for await (const item of records) {
+    prepared.total++;
     if ('problem' in item) {
       report(item.line, item.problem);
       continue;
@@ -142,48 +147,25 @@ async function validateAll(
     const found: Problems = [];
     const request = buildBatchRequest(item.record, defaults, format, found);
     for (const problem of found) report(item.line, problem);
+    if (!request) continue;
+    const body = JSON.stringify(request);
+    const print = fingerprintOf(body);
     const before = previous.get(item.line);
-    if (request && before && before.state !== 'failed' && before.fingerprint !== fingerprint(request)) {
+    if (before && before.state !== 'failed' && before.fingerprint !== print) {
       report(
         item.line,
         `this record changed since the results were written (there it was ${before.state === 'created' ? 'created' : 'sent with an unknown outcome'}); resuming could send someone a second envelope`,
       );
     }
-  }
-  return { total, problems, problemCount };
-}
-
-/** The second pass: the same records, now as requests. */
-async function* requests(
-  format: InputFormat,
-  path: string,
-  defaults: BatchDefaults,
-): AsyncGenerator<BatchRecord> {
-  for await (const item of reader(format, path)) {
-    const problems: Problems = [];
-    const request =
-      'problem' in item ? undefined : buildBatchRequest(item.record, defaults, format, problems);
-    if (!request) {
-      // The first pass found every record valid: the file changed while the batch ran.
-      throw new CliError(
-        `Line ${item.line} of the input changed while the batch ran; no more records were sent.`,
-        ExitCode.internal,
-        'input_changed',
-        {
-          details: 'problem' in item ? [item.problem] : problems,
-          hint: 'Leave the input alone during a run. Fix it, then run again with --resume.',
-        },
-      );
+    if (prepared.problemCount > 0) continue; // nothing will be sent: no need to spool
+    if (before?.state === 'created') prepared.skipped++;
+    else if (before?.state === 'unknown' && !retryUnknown) prepared.unknown++;
+    else {
+      spool.add(item.line, print, body);
+      prepared.toSend++;
     }
-    yield { line: item.line, request, fingerprint: fingerprint(request) };
   }
-}
-
-async function spoolStdin(ctx: Context): Promise<{ path: string; cleanup: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'esign-batch-'));
-  const path = join(dir, 'stdin');
-  await pipeline(ctx.stdin.stream() as Readable, createWriteStream(path, { mode: 0o600 }));
-  return { path, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return prepared;
 }
 
 /** With --resume: what the earlier runs did, with unanswered intents turned into `unknown` results. */
@@ -191,7 +173,7 @@ async function loadPrevious(output: string): Promise<PreviousResults> {
   if (!existsSync(output)) return new Map();
   await dropTornTail(output);
   const previous = await readPreviousResults(output);
-  const intents = unansweredIntents(await readPendingJournal(`${output}.pending`), previous);
+  const { intents, exact } = unansweredIntents(await readJournal(`${output}.pending`), previous);
   if (intents.length > 0) {
     const lines = intents.map((intent) =>
       JSON.stringify({
@@ -199,15 +181,20 @@ async function loadPrevious(output: string): Promise<PreviousResults> {
         ok: false,
         error: {
           code: 'outcome_unknown',
-          message: 'The run stopped after this request was sent and before its answer was stored.',
+          message: exact
+            ? 'The run stopped after this request was sent and before its answer was stored.'
+            : 'The machine restarted while this record was being sent: it may or may not have left.',
           status: null,
         },
         fingerprint: intent.fingerprint,
       }),
     );
-    const appender = await DurableAppender.open(output);
-    await appender.append(`${lines.join('\n')}\n`);
-    await appender.close();
+    const appender = DurableAppender.open(output);
+    try {
+      await appender.append(`${lines.join('\n')}\n`);
+    } finally {
+      await appender.close();
+    }
     for (const intent of intents) {
       if (previous.get(intent.line)?.state !== 'created') {
         previous.set(intent.line, {
@@ -247,12 +234,26 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (output) checkWritableFolder(output, flags.output as string);
   const defaults = await readDefaults(flags, ctx);
 
-  const spooled = file === '-' ? await spoolStdin(ctx) : undefined;
-  const path = spooled?.path ?? resolve(ctx.cwd, file);
+  const path = file === '-' ? undefined : resolve(ctx.cwd, file);
+  if (path) checkReadableFile(path, file);
+  const previous = output && flags.resume ? await loadPrevious(output) : new Map();
+  const spoolDir = await mkdtemp(join(tmpdir(), 'esign-batch-'));
   try {
-    if (!spooled) checkReadableFile(path, file);
-    const previous = output && flags.resume ? await loadPrevious(output) : new Map();
-    const checked = await validateAll(format, path, defaults, previous);
+    const spoolPath = join(spoolDir, 'requests');
+    const writer = SpoolWriter.create(spoolPath);
+    let checked: Prepared;
+    try {
+      checked = await prepare(
+        format,
+        path ? createReadStream(path) : (ctx.stdin.stream() as Readable),
+        defaults,
+        previous,
+        Boolean(flags.retryUnknown),
+        writer,
+      );
+    } finally {
+      writer.close();
+    }
     if (checked.problemCount > 0) {
       const more = checked.problemCount - checked.problems.length;
       throw new InputError(
@@ -266,29 +267,28 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
     const settings = loadSettings(flags, ctx);
     const client = await connect(settings, flags, ctx, { connections: concurrency });
-    const results = output ? await DurableAppender.open(output, 2) : undefined;
+    const results = output ? DurableAppender.open(output, { syncEveryMs: 5 }) : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
-    if (journalPath) await writeFile(journalPath, '', { mode: 0o600 });
-    const journal = journalPath ? await DurableAppender.open(journalPath, 1) : undefined;
-    const progress = await startProgress(ctx, checked.total);
+    const journal = journalPath ? await IntentJournal.create(journalPath) : undefined;
+    const spool = SpoolReader.open(spoolPath);
+    const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown);
     const started = performance.now();
-    let outcome: Awaited<ReturnType<typeof runBatch>>;
+    let outcome: Awaited<ReturnType<typeof runBatch>> | undefined;
     try {
       outcome = await runBatch(
-        requests(format, path, defaults),
+        () => spool.next(),
         client,
         results ? { write: (text) => results.append(text) } : coalescedWriter(ctx),
         journal && results
           ? {
-              intend: (line, print) =>
-                journal.append(`${JSON.stringify({ line, fingerprint: print, offset: results.end })}\n`),
+              reserve: (records) => journal.reserve(records, results.end),
+              sent: (record) => journal.sent(record.line, results.end),
             }
           : undefined,
         {
           concurrency,
           maxRetries,
-          retryUnknown: Boolean(flags.retryUnknown),
-          previous,
+          settled: { skipped: checked.skipped, unknown: checked.unknown },
           signal: ctx.signal,
           now: () => ctx.now(),
           onProgress: progress.update,
@@ -302,12 +302,14 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       );
     } finally {
       progress.stop();
+      spool.close();
       await client.close();
       await results?.close();
       await journal?.close();
-      // Every request that left has its answer stored, so the intents are spent. Only if storing
-      // failed are they kept: a resumed run then treats those records as unknown.
-      if (journalPath && !results?.failed) await unlink(journalPath).catch(() => {});
+      // When the run ended normally, every request that left has its answer stored and synced, so
+      // the intents are spent. Otherwise (storing failed, an unexpected error) they are kept: a
+      // resumed run treats the records they name as unknown.
+      if (journalPath && outcome && !results?.failed) await unlink(journalPath).catch(() => {});
     }
 
     const { counts } = outcome;
@@ -333,7 +335,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     }
     return counts.failed > 0 || counts.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
   } finally {
-    await spooled?.cleanup();
+    await rm(spoolDir, { recursive: true, force: true });
   }
 }
 
@@ -342,8 +344,11 @@ interface Progress {
   stop: () => void;
 }
 
-/** A live line on a terminal: done/total, failures, rate and time left. Nothing when not a TTY. */
-async function startProgress(ctx: Context, total: number): Promise<Progress> {
+/**
+ * A live line on a terminal: done/total, failures, rate and time left. Nothing when not a TTY.
+ * `settled` records (skipped on resume) count as done but not towards the rate.
+ */
+async function startProgress(ctx: Context, total: number, settled: number): Promise<Progress> {
   if (!spinnerWanted(ctx)) return { update: () => {}, stop: () => {} };
   const { default: ora } = await import('ora');
   const spinner = ora({
@@ -360,7 +365,7 @@ async function startProgress(ctx: Context, total: number): Promise<Progress> {
       if (now - last < 100) return;
       last = now;
       const done = counts.created + counts.failed + counts.unknown + counts.skipped;
-      const rate = done / ((now - started) / 1000);
+      const rate = (done - settled) / ((now - started) / 1000);
       const left = rate > 0 ? (total - done) / rate : 0;
       spinner.text = `${done}/${total} done · ${counts.failed + counts.unknown} failed or unknown · ${rate.toFixed(0)}/s · ${left.toFixed(0)} s left`;
     },

@@ -1,0 +1,140 @@
+// The intent journal, `<output>.pending`: which requests may have left, so that a resumed run can
+// tell "never sent" from "sent, answer lost" after any crash. It holds three kinds of line:
+//
+//   {"boot":"…"}                                     which boot of the machine wrote it (first line)
+//   {"line":12,"fingerprint":"…","offset":345,"reserved":true}
+//                                                    synced before the record may be sent
+//   {"sent":12,"offset":400}                         written (not synced) just before it is sent
+//
+// A process that is killed loses nothing it wrote, so after a crash in the same boot the `sent`
+// lines say exactly which records left. A power cut or a system crash can lose unsynced lines;
+// after a reboot only the synced reservations are trusted, so every reserved record without a
+// newer result counts as unknown. Reservations are made a few dozen records ahead, so that one
+// sync covers many of them.
+import { createReadStream, readFileSync } from 'node:fs';
+import { uptime } from 'node:os';
+import { createInterface } from 'node:readline';
+import { DurableAppender } from './durable-file.js';
+import type { PreviousResults } from './previous-results.js';
+
+export interface SentRecord {
+  line: number;
+  fingerprint: string;
+}
+
+export interface PendingIntent {
+  line: number;
+  fingerprint: string | undefined;
+  /** The size of --output when this was written: a result for the line after it is newer. */
+  offset: number;
+}
+
+export interface JournalContents {
+  boot: string | null;
+  reserved: PendingIntent[];
+  sent: PendingIntent[];
+}
+
+/**
+ * What identifies this boot of the machine: Linux's boot id, elsewhere the boot time to the second.
+ * Anything that differs after a reboot will do; a mismatch only makes a resume more careful.
+ */
+export function currentBoot(): string {
+  try {
+    return `linux:${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}`;
+  } catch {
+    return `uptime:${Math.round(Date.now() / 1000 - uptime())}`;
+  }
+}
+
+function sameBoot(written: string | null, now: string): boolean {
+  if (!written) return false;
+  if (written === now) return true;
+  // The boot time computed from the uptime can wobble by a second or so.
+  const [kind, value] = written.split(':');
+  const [nowKind, nowValue] = now.split(':');
+  return kind === 'uptime' && nowKind === 'uptime' && Math.abs(Number(value) - Number(nowValue)) <= 2;
+}
+
+export class IntentJournal {
+  private constructor(private readonly file: DurableAppender) {}
+
+  /** Starts an empty journal for this run (mode 0600: it names records of the input). */
+  static async create(path: string, boot = currentBoot()): Promise<IntentJournal> {
+    const file = DurableAppender.open(path, { mode: 0o600, truncate: true });
+    await file.append(`${JSON.stringify({ boot })}\n`);
+    return new IntentJournal(file);
+  }
+
+  /** Resolves once the reservation of `records` is on disk: only then may they be sent. */
+  reserve(records: readonly SentRecord[], offset: number): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    let text = '';
+    for (const record of records) {
+      text += `{"line":${record.line},"fingerprint":${JSON.stringify(record.fingerprint)},"offset":${offset},"reserved":true}\n`;
+    }
+    return this.file.append(text);
+  }
+
+  /** Notes, just before it leaves, that the request for `line` is being sent. Throws if it cannot. */
+  sent(line: number, offset: number): void {
+    this.file.write(`{"sent":${line},"offset":${offset}}\n`);
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}
+
+export async function readJournal(path: string): Promise<JournalContents> {
+  const contents: JournalContents = { boot: null, reserved: [], sent: [] };
+  const fingerprints = new Map<number, string | undefined>();
+  try {
+    const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const text of lines) {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(text);
+      } catch {
+        continue; // a torn last line: whatever it announced never happened
+      }
+      const offset = typeof entry.offset === 'number' ? entry.offset : undefined;
+      const fingerprint = typeof entry.fingerprint === 'string' ? entry.fingerprint : undefined;
+      if (typeof entry.boot === 'string') contents.boot = entry.boot;
+      else if (typeof entry.sent === 'number' && offset !== undefined) {
+        contents.sent.push({ line: entry.sent, fingerprint: fingerprints.get(entry.sent), offset });
+      } else if (typeof entry.line === 'number' && offset !== undefined) {
+        fingerprints.set(entry.line, fingerprint);
+        const intent = { line: entry.line, fingerprint, offset };
+        contents.reserved.push(intent);
+        // An intent without "reserved" (the earlier format) was synced before sending: it may have left.
+        if (entry.reserved !== true) contents.sent.push(intent);
+      }
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return contents;
+}
+
+/**
+ * Intents that no result answered: each is a request that may or may not have created an envelope.
+ * In the boot that wrote the journal (`exact`), those marked sent; after a reboot, every reservation.
+ */
+export function unansweredIntents(
+  journal: JournalContents,
+  previous: PreviousResults,
+  boot = currentBoot(),
+): { intents: PendingIntent[]; exact: boolean } {
+  const exact = sameBoot(journal.boot, boot);
+  const seen = new Set<number>();
+  const intents = (exact ? journal.sent : journal.reserved).filter((intent) => {
+    if (seen.has(intent.line)) return false;
+    const result = previous.get(intent.line);
+    const answered = result && (result.state === 'created' || result.offset >= intent.offset);
+    if (answered) return false;
+    seen.add(intent.line);
+    return true;
+  });
+  return { intents, exact };
+}

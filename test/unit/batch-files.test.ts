@@ -1,0 +1,180 @@
+// The batch's own files: the spool of checked requests, the durable results file and the intent
+// journal that tells a resumed run which requests may have left.
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DurableAppender } from '../../src/batch/durable-file.js';
+import {
+  currentBoot,
+  IntentJournal,
+  type JournalContents,
+  readJournal,
+  unansweredIntents,
+} from '../../src/batch/journal.js';
+import type { PreviousResults } from '../../src/batch/previous-results.js';
+import { type SpooledRecord, SpoolReader, SpoolWriter } from '../../src/batch/spool.js';
+
+const folder = () => mkdtempSync(join(tmpdir(), 'esign-files-'));
+
+async function readAll(reader: SpoolReader): Promise<SpooledRecord[]> {
+  const all: SpooledRecord[] = [];
+  for (let chunk = await reader.next(); chunk.length > 0; chunk = await reader.next()) all.push(...chunk);
+  return all;
+}
+
+describe('spool', () => {
+  it('gives back every record exactly, in order, whatever the bodies hold', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ name: fc.string({ unit: 'binary' }), tag: fc.string() }), { maxLength: 40 }),
+        async (values) => {
+          const path = join(folder(), 'requests');
+          const writer = SpoolWriter.create(path);
+          const records = values.map((value, i) => ({
+            line: i * 3 + 1,
+            fingerprint: `fp${i}`,
+            body: JSON.stringify(value),
+          }));
+          for (const r of records) writer.add(r.line, r.fingerprint, r.body);
+          writer.close();
+          expect(statSync(path).mode & 0o777).toBe(0o600);
+          const reader = SpoolReader.open(path);
+          expect(await readAll(reader)).toEqual(records);
+          reader.close();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads records across chunk boundaries, one larger than a chunk included', async () => {
+    const path = join(folder(), 'requests');
+    const writer = SpoolWriter.create(path);
+    const records: SpooledRecord[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const size = i === 1500 ? 700_000 : 100 + (i % 97);
+      records.push({ line: i + 2, fingerprint: `f${i}`, body: JSON.stringify({ v: 'é'.repeat(size) }) });
+    }
+    for (const r of records) writer.add(r.line, r.fingerprint, r.body);
+    writer.close();
+    const reader = SpoolReader.open(path);
+    const back = await readAll(reader);
+    reader.close();
+    expect(back.length).toBe(records.length);
+    expect(back).toEqual(records);
+  });
+
+  it('refuses to reuse an existing file', () => {
+    const path = join(folder(), 'requests');
+    writeFileSync(path, 'someone else');
+    expect(() => SpoolWriter.create(path)).toThrow(/EEXIST/);
+  });
+});
+
+describe('DurableAppender', () => {
+  it('writes each line at once and resolves once it is synced; close syncs the rest', async () => {
+    const path = join(folder(), 'results.jsonl');
+    const file = DurableAppender.open(path, { syncEveryMs: 20 });
+    const first = file.append('one\n');
+    // Written before any sync: a killed process would leave it in the file.
+    expect(readFileSync(path, 'utf8')).toBe('one\n');
+    file.write('two\n');
+    expect(file.end).toBe(8);
+    await first;
+    const third = file.append('three\n');
+    await file.close();
+    await third;
+    expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nthree\n');
+    expect(() => file.write('four\n')).toThrow(/closed/);
+  });
+
+  it('appends after what is there, and truncates when asked', async () => {
+    const path = join(folder(), 'journal');
+    writeFileSync(path, 'old\n');
+    const kept = DurableAppender.open(path);
+    expect(kept.end).toBe(4);
+    await kept.append('new\n');
+    await kept.close();
+    expect(readFileSync(path, 'utf8')).toBe('old\nnew\n');
+    const emptied = DurableAppender.open(path, { truncate: true, mode: 0o600 });
+    expect(emptied.end).toBe(0);
+    await emptied.append('fresh\n');
+    await emptied.close();
+    expect(readFileSync(path, 'utf8')).toBe('fresh\n');
+  });
+});
+
+describe('intent journal', () => {
+  const results = (entries: [number, 'created' | 'failed' | 'unknown', number][]): PreviousResults =>
+    new Map(entries.map(([line, state, offset]) => [line, { state, fingerprint: `f${line}`, offset }]));
+
+  it('round-trips: boot, reservations and sent notes, ignoring a torn last line', async () => {
+    const path = join(folder(), 'out.jsonl.pending');
+    writeFileSync(path, 'left over from an earlier run\n');
+    const journal = await IntentJournal.create(path, 'linux:boot-a');
+    await journal.reserve(
+      [
+        { line: 2, fingerprint: 'f2' },
+        { line: 3, fingerprint: 'f3' },
+        { line: 5, fingerprint: 'f5' },
+      ],
+      0,
+    );
+    journal.sent(2, 0);
+    journal.sent(3, 40);
+    await journal.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    writeFileSync(path, '{"sent":5,"off', { flag: 'a' });
+    const contents = await readJournal(path);
+    expect(contents.boot).toBe('linux:boot-a');
+    expect(contents.reserved.map((r) => r.line)).toEqual([2, 3, 5]);
+    expect(contents.sent).toEqual([
+      { line: 2, fingerprint: 'f2', offset: 0 },
+      { line: 3, fingerprint: 'f3', offset: 40 },
+    ]);
+  });
+
+  const journal: JournalContents = {
+    boot: 'linux:boot-a',
+    reserved: [2, 3, 5, 7].map((line) => ({ line, fingerprint: `f${line}`, offset: 10 })),
+    sent: [
+      { line: 2, fingerprint: 'f2', offset: 10 },
+      { line: 3, fingerprint: 'f3', offset: 50 },
+      { line: 3, fingerprint: 'f3', offset: 80 }, // sent again after a 429
+      { line: 5, fingerprint: 'f5', offset: 90 },
+    ],
+  };
+  // Line 2 was answered after it was sent; line 3's failure is from an earlier run.
+  const previous = results([
+    [2, 'failed', 60],
+    [3, 'failed', 5],
+  ]);
+
+  it('in the same boot, only requests noted as sent and not answered since are unknown', () => {
+    const { intents, exact } = unansweredIntents(journal, previous, 'linux:boot-a');
+    expect(exact).toBe(true);
+    expect(intents.map((i) => i.line)).toEqual([3, 5]);
+  });
+
+  it('after a reboot, every reservation without a newer answer is unknown', () => {
+    const { intents, exact } = unansweredIntents(journal, previous, 'linux:boot-b');
+    expect(exact).toBe(false);
+    expect(intents.map((i) => i.line)).toEqual([3, 5, 7]);
+  });
+
+  it('a created record is never unknown, and a journal without a boot is read carefully', () => {
+    const created = results([[5, 'created', 0]]);
+    expect(unansweredIntents(journal, created, 'linux:boot-a').intents.map((i) => i.line)).toEqual([2, 3]);
+    const noBoot = { ...journal, boot: null };
+    expect(unansweredIntents(noBoot, created, 'linux:boot-a').exact).toBe(false);
+  });
+
+  it('a boot told by the uptime matches within two seconds only', () => {
+    const at = (seconds: number) => ({ ...journal, boot: `uptime:${seconds}` });
+    expect(unansweredIntents(at(1000), previous, 'uptime:1002').exact).toBe(true);
+    expect(unansweredIntents(at(1000), previous, 'uptime:1003').exact).toBe(false);
+    expect(currentBoot()).toMatch(/^(linux|uptime):\S+$/);
+  });
+});
