@@ -61,6 +61,8 @@ const LOOPBACK = 'localhost,127.0.0.1,[::1]';
 export class HttpClient {
   readonly #agent: DispatcherType;
   readonly #userAgent: string;
+  #lastHeaders: Record<string, string> | undefined;
+  #lastJsonHeaders: Record<string, string> = {};
 
   constructor(options: HttpOptions) {
     const { env } = options;
@@ -122,7 +124,7 @@ export class HttpClient {
           resolve({
             status,
             headers: headerObject(rawHeaders),
-            text: Buffer.concat(chunks).toString('utf8'),
+            text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
             ms: performance.now() - started,
           });
         },
@@ -136,17 +138,26 @@ export class HttpClient {
           origin: url.origin,
           path: url.pathname + url.search,
           method: 'POST',
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            accept: 'application/json',
-            'user-agent': this.#userAgent,
-          },
+          headers: this.#jsonHeaders(headers),
           body,
         },
         handler as unknown as DispatcherType.DispatchHandler,
       );
     });
+  }
+
+  /** The request headers, built once per set of caller headers (a batch sends thousands alike). */
+  #jsonHeaders(headers: Record<string, string>): Record<string, string> {
+    if (headers !== this.#lastHeaders) {
+      this.#lastHeaders = headers;
+      this.#lastJsonHeaders = {
+        ...headers,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': this.#userAgent,
+      };
+    }
+    return this.#lastJsonHeaders;
   }
 
   close(): Promise<void> {

@@ -63,7 +63,7 @@ export class DurableAppender {
    */
   append(text: string): Promise<void> {
     this.write(text);
-    return this.synced();
+    return this.flushed();
   }
 
   /** Writes `text` now, without waiting for a sync (one is scheduled). */
@@ -83,7 +83,7 @@ export class DurableAppender {
   }
 
   /** Resolves once everything written so far is synced to disk. */
-  synced(): Promise<void> {
+  flushed(): Promise<void> {
     if (this.#error !== undefined) return Promise.reject(this.#error);
     if (this.#synced >= this.#written) return Promise.resolve();
     return new Promise((done, fail) => {

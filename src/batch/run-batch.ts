@@ -13,8 +13,10 @@ import type { SpooledRecord } from './spool.js';
 export type BatchRecord = SpooledRecord;
 
 export interface ResultSink {
-  /** Resolves once the result line is stored (on disk, for a file). */
-  write(text: string): Promise<void>;
+  /** Stores a result line (for a file: written at once). Throws if it cannot. */
+  write(text: string): void;
+  /** Resolves once every line written so far is stored for good (synced, for a file). */
+  flushed(): Promise<void>;
 }
 
 export interface BatchJournal {
@@ -137,28 +139,35 @@ export async function runBatch(
     journal ? (records) => journal.reserve(records) : undefined,
     journal ? Math.min(256, Math.max(32, 4 * options.concurrency)) : 256,
   );
-  const storing = new Set<Promise<void>>();
+  // A worker's slot is free once the answer is in and its line written; the sync comes behind it,
+  // covering many lines at once, and a record counts as done only then.
+  const unsynced: Exclude<RecordResult['kind'], 'abandoned'>[] = [];
+  let syncing: Promise<void> | undefined;
   let storeError: unknown;
-
-  // A worker's slot is free once the answer is in; the result is stored (and synced) behind it,
-  // and the record counts as done only then.
+  const settle = () => {
+    const covered = unsynced.length;
+    syncing = sink.flushed().then(
+      () => {
+        for (const kind of unsynced.splice(0, covered)) counts[kind]++;
+        options.onProgress?.(counts);
+        syncing = unsynced.length > 0 ? settle() : undefined;
+      },
+      (error: unknown) => {
+        storeError ??= error;
+        halt.abort(error); // the results cannot be stored: stop everyone, then report it
+        syncing = undefined;
+      },
+    );
+    return syncing;
+  };
   const store = (record: BatchRecord, result: Exclude<RecordResult, { kind: 'abandoned' }>) => {
     const line =
       result.kind === 'created'
         ? { line: record.line, ok: true, ...result.data, fingerprint: record.fingerprint }
         : { line: record.line, ok: false, error: errorJson(result.error), fingerprint: record.fingerprint };
-    const pending = sink
-      .write(`${JSON.stringify(line)}\n`)
-      .then(() => {
-        counts[result.kind]++;
-        options.onProgress?.(counts);
-      })
-      .catch((error: unknown) => {
-        storeError ??= error;
-        halt.abort(error); // the results cannot be stored: stop everyone, then report it
-      })
-      .finally(() => storing.delete(pending));
-    storing.add(pending);
+    sink.write(`${JSON.stringify(line)}\n`);
+    unsynced.push(result.kind);
+    syncing ??= settle();
   };
 
   let failure: unknown;
@@ -180,7 +189,7 @@ export async function runBatch(
   } finally {
     options.signal.removeEventListener('abort', onInterrupt);
     await feed.settle();
-    while (storing.size > 0) await Promise.all(storing);
+    while (syncing) await syncing;
   }
   if (failure ?? storeError) throw failure ?? storeError;
   return { counts, stoppedBy, interrupted: options.signal.aborted };

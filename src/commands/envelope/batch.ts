@@ -16,7 +16,7 @@ import { DurableAppender } from '../../batch/durable-file.js';
 import { IntentJournal, readJournal, unansweredIntents } from '../../batch/journal.js';
 import { dropTornTail, type PreviousResults, readPreviousResults } from '../../batch/previous-results.js';
 import { readCsv, readJsonl } from '../../batch/readers.js';
-import { type BatchCounts, runBatch } from '../../batch/run-batch.js';
+import { type BatchCounts, type ResultSink, runBatch } from '../../batch/run-batch.js';
 import { SpoolReader, SpoolWriter } from '../../batch/spool.js';
 import type { CommandInput } from '../../cli.js';
 import type { Context } from '../../context.js';
@@ -278,7 +278,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       outcome = await runBatch(
         () => spool.next(),
         client,
-        results ? { write: (text) => results.append(text) } : coalescedWriter(ctx),
+        results ?? coalescedWriter(ctx),
         journal && results
           ? {
               reserve: (records) => journal.reserve(records, results.end),
@@ -374,22 +374,22 @@ async function startProgress(ctx: Context, total: number, settled: number): Prom
 }
 
 /** Results for stdout, gathered into one write per turn of the event loop instead of one per line. */
-function coalescedWriter(ctx: Context): { write(text: string): Promise<void> } {
-  let buffered: string[] = [];
-  let flushed: Promise<void> | undefined;
+function coalescedWriter(ctx: Context): ResultSink {
+  let buffered = '';
+  let flushing: Promise<void> | undefined;
   return {
     write(text) {
-      buffered.push(text);
-      flushed ??= new Promise((resolve) =>
+      buffered += text;
+      flushing ??= new Promise((resolve) =>
         setImmediate(() => {
-          const chunk = buffered.join('');
-          buffered = [];
-          flushed = undefined;
+          const chunk = buffered;
+          buffered = '';
+          flushing = undefined;
           ctx.stdout.write(chunk);
           resolve();
         }),
       );
-      return flushed;
     },
+    flushed: () => flushing ?? Promise.resolve(),
   };
 }
