@@ -5,8 +5,9 @@
 //
 // One record a line: `<input line>\t<fingerprint>\t<JSON body>` (JSON.stringify escapes tabs and
 // newlines inside strings, so neither can occur in the body).
-import { closeSync, openSync, read, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, mkdtempSync, openSync, read, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
 
 export interface SpooledRecord {
@@ -17,26 +18,57 @@ export interface SpooledRecord {
 
 const FLUSH_AT = 256 * 1024;
 
+export interface Spool {
+  writer: SpoolWriter;
+  reader: SpoolReader;
+  /** Removes what is left (only where the file could not be removed while open, as on Windows). */
+  dispose(): void;
+}
+
+/**
+ * A new spool in a private folder under `folder` (the system's temporary folder by default). Where
+ * the system allows it, the file is removed from its folder as soon as it is open, so that nothing
+ * of the records is left behind however the process ends, even by kill -9.
+ */
+export function createSpool(folder = tmpdir()): Spool {
+  const dir = mkdtempSync(join(folder, 'esign-batch-'));
+  const path = join(dir, 'requests');
+  const writeFd = openSync(path, 'wx', 0o600);
+  const readFd = openSync(path, 'r');
+  let removed = false;
+  try {
+    rmSync(dir, { recursive: true });
+    removed = true;
+  } catch {
+    // Windows keeps an open file: it is removed at the end instead.
+  }
+  const writer = new SpoolWriter(writeFd, dir);
+  const reader = new SpoolReader(readFd);
+  return {
+    writer,
+    reader,
+    dispose: () => {
+      writer.close();
+      reader.close();
+      if (!removed) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export class SpoolWriter {
   #parts: string[] = [];
   #size = 0;
-  count = 0;
+  #closed = false;
 
-  private constructor(
+  constructor(
     private readonly fd: number,
-    private readonly path: string,
+    private readonly where: string,
   ) {}
-
-  /** Creates the file; it must not exist (it lives in a folder of our own, mode 0700). */
-  static create(path: string): SpoolWriter {
-    return new SpoolWriter(openSync(path, 'wx', 0o600), path);
-  }
 
   add(line: number, fingerprint: string, body: string): void {
     const text = `${line}\t${fingerprint}\t${body}\n`;
     this.#parts.push(text);
     this.#size += text.length;
-    this.count++;
     if (this.#size >= FLUSH_AT) this.#flush();
   }
 
@@ -50,7 +82,7 @@ export class SpoolWriter {
       while (at < bytes.length) at += writeSync(this.fd, bytes, at);
     } catch (error) {
       throw new CliError(
-        `Cannot write the checked records to the temporary folder ${dirname(this.path)}: ${(error as Error).message}. Nothing was sent.`,
+        `Cannot write the checked records to the temporary folder ${this.where}: ${(error as Error).message}. Nothing was sent.`,
         ExitCode.internal,
         'spool_failed',
         { hint: 'Point TMPDIR at a folder with room, then run again.', cause: error },
@@ -58,12 +90,15 @@ export class SpoolWriter {
     }
   }
 
+  /** Writes what is buffered; the sending pass reads the file through its own descriptor. */
+  finish(): void {
+    this.#flush();
+  }
+
   close(): void {
-    try {
-      this.#flush();
-    } finally {
-      closeSync(this.fd);
-    }
+    if (this.#closed) return;
+    this.#closed = true;
+    closeSync(this.fd);
   }
 }
 
@@ -75,12 +110,9 @@ export class SpoolReader {
   #kept = 0;
   #position = 0;
   #ended = false;
+  #closed = false;
 
-  private constructor(private readonly fd: number) {}
-
-  static open(path: string): SpoolReader {
-    return new SpoolReader(openSync(path, 'r'));
-  }
+  constructor(private readonly fd: number) {}
 
   /** The next records in order (some hundreds); an empty array at the end. */
   async next(): Promise<SpooledRecord[]> {
@@ -113,6 +145,8 @@ export class SpoolReader {
   }
 
   close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
     closeSync(this.fd);
   }
 }

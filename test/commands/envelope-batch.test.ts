@@ -414,6 +414,20 @@ describe('envelope batch: resume', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('Ctrl-C while the records are being checked sends nothing and exits 130', async () => {
+    createEverything();
+    const controller = new AbortController();
+    controller.abort(new Error('SIGINT'));
+    const records = jsonl(Array.from({ length: 50 }, (_, i) => ({ signatory: person(i) })));
+    const { code, stderr } = await batch(['-', '--format', 'jsonl', '--template', TEMPLATE], {
+      stdin: records,
+      signal: controller.signal,
+    });
+    expect(code).toBe(130);
+    expect(stderr).toContain('Interrupted while checking the records; nothing was sent.');
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('Ctrl-C stops starting records, lets in-flight ones finish and write, exits 130', async () => {
     createEverything(100);
     const file = fresh('p.jsonl', jsonl(Array.from({ length: 20 }, (_, i) => ({ signatory: person(i) }))));

@@ -1,6 +1,6 @@
 // The batch's own files: the spool of checked requests, the durable results file and the intent
 // journal that tells a resumed run which requests may have left.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -14,7 +14,7 @@ import {
   unansweredIntents,
 } from '../../src/batch/journal.js';
 import type { PreviousResults } from '../../src/batch/previous-results.js';
-import { type SpooledRecord, SpoolReader, SpoolWriter } from '../../src/batch/spool.js';
+import { createSpool, type SpooledRecord, type SpoolReader } from '../../src/batch/spool.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'esign-files-'));
 
@@ -30,19 +30,16 @@ describe('spool', () => {
       fc.asyncProperty(
         fc.array(fc.record({ name: fc.string({ unit: 'binary' }), tag: fc.string() }), { maxLength: 40 }),
         async (values) => {
-          const path = join(folder(), 'requests');
-          const writer = SpoolWriter.create(path);
+          const spool = createSpool(folder());
           const records = values.map((value, i) => ({
             line: i * 3 + 1,
             fingerprint: `fp${i}`,
             body: JSON.stringify(value),
           }));
-          for (const r of records) writer.add(r.line, r.fingerprint, r.body);
-          writer.close();
-          expect(statSync(path).mode & 0o777).toBe(0o600);
-          const reader = SpoolReader.open(path);
-          expect(await readAll(reader)).toEqual(records);
-          reader.close();
+          for (const r of records) spool.writer.add(r.line, r.fingerprint, r.body);
+          spool.writer.finish();
+          expect(await readAll(spool.reader)).toEqual(records);
+          spool.dispose();
         },
       ),
       { numRuns: 60 },
@@ -50,26 +47,28 @@ describe('spool', () => {
   });
 
   it('reads records across chunk boundaries, one larger than a chunk included', async () => {
-    const path = join(folder(), 'requests');
-    const writer = SpoolWriter.create(path);
+    const spool = createSpool(folder());
     const records: SpooledRecord[] = [];
     for (let i = 0; i < 3000; i++) {
       const size = i === 1500 ? 700_000 : 100 + (i % 97);
       records.push({ line: i + 2, fingerprint: `f${i}`, body: JSON.stringify({ v: 'é'.repeat(size) }) });
     }
-    for (const r of records) writer.add(r.line, r.fingerprint, r.body);
-    writer.close();
-    const reader = SpoolReader.open(path);
-    const back = await readAll(reader);
-    reader.close();
+    for (const r of records) spool.writer.add(r.line, r.fingerprint, r.body);
+    spool.writer.finish();
+    spool.writer.close();
+    const back = await readAll(spool.reader);
+    spool.dispose();
     expect(back.length).toBe(records.length);
     expect(back).toEqual(records);
   });
 
-  it('refuses to reuse an existing file', () => {
-    const path = join(folder(), 'requests');
-    writeFileSync(path, 'someone else');
-    expect(() => SpoolWriter.create(path)).toThrow(/EEXIST/);
+  it('leaves nothing of the records on disk, even before it is disposed of', () => {
+    const where = folder();
+    const spool = createSpool(where);
+    spool.writer.add(1, 'f1', '{"signatory":{"email":"ada@example.com"}}');
+    spool.writer.finish();
+    expect(readdirSync(where)).toEqual([]); // removed while open: a kill -9 leaves no copy behind
+    spool.dispose();
   });
 });
 

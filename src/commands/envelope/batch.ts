@@ -1,9 +1,8 @@
 // esign envelope batch <file>: validate every record in one streaming pass, then create the
 // envelopes in a second, with results streamed as JSON Lines and a run that can always be resumed.
 import { accessSync, constants, createReadStream, existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm, unlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, extname, join, resolve } from 'node:path';
+import { unlink } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ulid } from '../../api/schemas.js';
 import {
@@ -17,7 +16,7 @@ import { IntentJournal, readJournal, unansweredIntents } from '../../batch/journ
 import { dropTornTail, type PreviousResults, readPreviousResults } from '../../batch/previous-results.js';
 import { readCsv, readJsonl } from '../../batch/readers.js';
 import { type BatchCounts, type ResultSink, runBatch } from '../../batch/run-batch.js';
-import { SpoolReader, SpoolWriter } from '../../batch/spool.js';
+import { createSpool, type SpoolWriter } from '../../batch/spool.js';
 import type { CommandInput } from '../../cli.js';
 import type { Context } from '../../context.js';
 import {
@@ -26,7 +25,7 @@ import {
   parseSetFlags,
   readMergeDataFiles,
 } from '../../envelope/request.js';
-import { ExitCode, InputError, UsageError } from '../../errors.js';
+import { ExitCode, InputError, InterruptedError, UsageError } from '../../errors.js';
 import { describeReadError } from '../../io/files.js';
 import { spinnerWanted } from '../../io/spinner.js';
 import { type CommonOptions, connect, loadSettings } from '../settings.js';
@@ -131,6 +130,7 @@ async function prepare(
   previous: PreviousResults,
   retryUnknown: boolean,
   spool: SpoolWriter,
+  signal: AbortSignal,
 ): Promise<Prepared> {
   const prepared: Prepared = { total: 0, problems: [], problemCount: 0, toSend: 0, skipped: 0, unknown: 0 };
   const report = (line: number, problem: string) => {
@@ -139,6 +139,8 @@ async function prepare(
   };
   const records = format === 'csv' ? readCsv(input) : readJsonl(input);
   for await (const item of records) {
+    if (signal.aborted)
+      throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
     prepared.total++;
     if ('problem' in item) {
       report(item.line, item.problem);
@@ -237,10 +239,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const path = file === '-' ? undefined : resolve(ctx.cwd, file);
   if (path) checkReadableFile(path, file);
   const previous = output && flags.resume ? await loadPrevious(output) : new Map();
-  const spoolDir = await mkdtemp(join(tmpdir(), 'esign-batch-'));
+  const spool = createSpool();
   try {
-    const spoolPath = join(spoolDir, 'requests');
-    const writer = SpoolWriter.create(spoolPath);
     let checked: Prepared;
     try {
       checked = await prepare(
@@ -249,10 +249,12 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
         defaults,
         previous,
         Boolean(flags.retryUnknown),
-        writer,
+        spool.writer,
+        ctx.signal,
       );
+      spool.writer.finish();
     } finally {
-      writer.close();
+      spool.writer.close();
     }
     if (checked.problemCount > 0) {
       const more = checked.problemCount - checked.problems.length;
@@ -270,13 +272,12 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     const results = output ? DurableAppender.open(output, { syncEveryMs: 5 }) : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
     const journal = journalPath ? await IntentJournal.create(journalPath) : undefined;
-    const spool = SpoolReader.open(spoolPath);
     const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown);
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof runBatch>> | undefined;
     try {
       outcome = await runBatch(
-        () => spool.next(),
+        () => spool.reader.next(),
         client,
         results ?? coalescedWriter(ctx),
         journal && results
@@ -302,7 +303,6 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       );
     } finally {
       progress.stop();
-      spool.close();
       await client.close();
       await results?.close();
       await journal?.close();
@@ -335,7 +335,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     }
     return counts.failed > 0 || counts.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
   } finally {
-    await rm(spoolDir, { recursive: true, force: true });
+    spool.dispose();
   }
 }
 
