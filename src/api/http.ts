@@ -95,6 +95,7 @@ export class HttpClient {
     const started = performance.now();
     return new Promise((resolve, reject) => {
       let status = 0;
+      let writing = false;
       let rawHeaders: Buffer[] = [];
       const chunks: Buffer[] = [];
       let size = 0;
@@ -104,6 +105,8 @@ export class HttpClient {
       const settle = () => signal?.removeEventListener('abort', onAbort);
       const handler: DispatchHandler = {
         onConnect: (abort) => {
+          // undici calls this just before it writes the request: from here on, it may have left.
+          writing = true;
           abortRequest = abort;
           if (signal?.aborted) abort(signal.reason);
         },
@@ -130,7 +133,7 @@ export class HttpClient {
         },
         onError: (error) => {
           settle();
-          reject(classifyNetworkError(error, url, signal));
+          reject(classifyNetworkError(error, url, signal, writing));
         },
       };
       this.#agent.dispatch(
@@ -194,7 +197,12 @@ function errorCode(error: unknown): string | undefined {
   return (error as { code?: string })?.code;
 }
 
-export function classifyNetworkError(error: unknown, url: URL, signal?: AbortSignal): Error {
+/**
+ * Maps a failure to a NetworkError that says whether the request may have reached the server. An
+ * error raised once the request was being written (`writing`) may have followed it out, whatever
+ * its code: a route lost mid-request shows up as EHOSTUNREACH, say.
+ */
+export function classifyNetworkError(error: unknown, url: URL, signal?: AbortSignal, writing = false): Error {
   if (signal?.aborted)
     return new InterruptedError(
       'Interrupted while waiting for the API. If the request had reached the server, the envelope may exist.',
@@ -202,7 +210,7 @@ export function classifyNetworkError(error: unknown, url: URL, signal?: AbortSig
   const code = errorCode(error) ?? 'unknown';
   const detail = (error as Error)?.message ?? String(error);
   const host = url.host;
-  if (NOT_SENT.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) {
+  if (!writing && (NOT_SENT.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))) {
     const why =
       code === 'ECONNREFUSED'
         ? `the connection to ${host} was refused`

@@ -146,13 +146,18 @@ export class DurableAppender {
 
 /** Makes a new file's name durable: fsync on its folder (where the system allows it). */
 export function syncFolder(path: string): void {
-  let fd: number | undefined;
+  let fd: number;
   try {
     fd = openSync(dirname(path), 'r');
-    fsyncSync(fd);
   } catch {
-    // Windows cannot open a folder this way; its file systems order this themselves.
+    return; // Windows cannot open a folder this way; its file systems order this themselves.
+  }
+  try {
+    fsyncSync(fd);
+  } catch (error) {
+    // Some file systems cannot sync a folder (EINVAL); a failing disk (EIO) must not pass unseen.
+    if ((error as NodeJS.ErrnoException).code === 'EIO') throw error;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(fd);
   }
 }

@@ -6,7 +6,7 @@
 import type { ApiClient } from '../api/client.js';
 import { interpretCreateResponse } from '../api/client.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, retryDelay, sleep } from '../api/retry.js';
-import { type CliError, NetworkError, NotAuthenticatedError } from '../errors.js';
+import { type CliError, NetworkError, NotAuthenticatedError, ServerError } from '../errors.js';
 import type { SpooledRecord } from './spool.js';
 
 /** A record ready to send: its input line, its fingerprint and the validated JSON body. */
@@ -60,6 +60,28 @@ type RecordResult =
   | { kind: 'created'; data: Record<string, unknown> }
   | { kind: 'failed' | 'unknown'; error: CliError }
   | { kind: 'abandoned' };
+
+/**
+ * Answers after which the envelope may exist: a 2xx whose body is not an envelope, and a 5xx other
+ * than 503 (a server that failed half-way, or a gateway that gave up waiting for one). A 503 means
+ * "not now" and is retried like a 429.
+ */
+function mayHaveCreated(status: number): boolean {
+  return (status >= 200 && status < 300) || (status >= 500 && status !== 503);
+}
+
+/** The same error, reported as an unknown outcome: never sent again without --retry-unknown. */
+function asUnknown(error: CliError): CliError {
+  return new ServerError(
+    `${error.message.replace(/\.$/, '')}; the envelope may have been created, so the record is not sent again by itself.`,
+    {
+      status: error.status,
+      details: error.details,
+      hint: 'Check in the dashboard whether it exists, then run with --resume --retry-unknown if it does not.',
+    },
+    'outcome_unknown',
+  );
+}
 
 function errorJson(error: CliError) {
   return {
@@ -118,6 +140,7 @@ export async function runBatch(
       }
       const outcome = interpretCreateResponse(response, options.now());
       if (outcome.ok) return { kind: 'created', data: outcome.envelope };
+      if (mayHaveCreated(response.status)) return { kind: 'unknown', error: asUnknown(outcome.error) };
       if (outcome.error instanceof NotAuthenticatedError && !stoppedBy) {
         stoppedBy = outcome.error;
         halt.abort(outcome.error);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -340,7 +340,7 @@ describe('envelope batch: resume', () => {
     server.fallback((request, index) => {
       if (index === 3) return json(401, { message: 'Unauthenticated.' });
       if (JSON.parse(request.body).signatory.email === 'p2@example.com')
-        return json(500, { message: 'boom' });
+        return json(422, { message: 'The given data was invalid.' });
       return ok();
     });
     const first = await batch([file, '--template', TEMPLATE, '--concurrency', '1', '--output', output]);
@@ -367,6 +367,34 @@ describe('envelope batch: resume', () => {
     expect(second.stderr).toContain('4 created, 0 failed, 0 unknown, 2 skipped of 6 records');
     const created = parseLines(readFileSync(output, 'utf8')).filter((r) => r.ok);
     expect(created.map((r) => r.line).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('answers after which the envelope may exist are unknown, not failed: a resume does not send them', async () => {
+    const file = fresh('p.jsonl', jsonl([1, 2, 3, 4, 5].map((n) => ({ signatory: person(n) }))));
+    const output = join(dir, 'results.jsonl');
+    const replies: Record<string, Reply> = {
+      'p1@example.com': json(500, { message: 'Server Error' }),
+      'p2@example.com': json(502, { message: 'Bad Gateway' }),
+      'p3@example.com': json(504, { message: 'Gateway Timeout' }),
+      'p4@example.com': json(200, { success: true, data: { envelope_id: 'not-a-ulid' } }),
+    };
+    server.fallback((request) => replies[JSON.parse(request.body).signatory.email] ?? ok());
+    const first = await batch([file, '--template', TEMPLATE, '--output', output]);
+    expect(first.code).toBe(8);
+    expect(first.stderr).toContain('1 created, 0 failed, 4 unknown');
+    const unknown = parseLines(readFileSync(output, 'utf8')).filter((r) => !r.ok);
+    expect(unknown.map((r) => [r.line, r.error.code, r.error.status]).sort()).toEqual([
+      [1, 'outcome_unknown', 500],
+      [2, 'outcome_unknown', 502],
+      [3, 'outcome_unknown', 504],
+      [4, 'outcome_unknown', 200],
+    ]);
+    expect(unknown[0].error.message).toContain('may have been created');
+    server.requests.length = 0;
+    createEverything();
+    const resumed = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
+    expect(resumed.code).toBe(8);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('an unknown outcome is not re-sent unless --retry-unknown', async () => {
@@ -412,6 +440,70 @@ describe('envelope batch: resume', () => {
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain('line 1: this record changed since the results were written');
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('refuses to resume when records moved to other lines (a settled line has none any more)', async () => {
+    createEverything();
+    const file = fresh('p.jsonl', jsonl([1, 2, 3].map((n) => ({ signatory: person(n) }))));
+    const output = join(dir, 'results.jsonl');
+    expect((await batch([file, '--template', TEMPLATE, '--output', output])).code).toBe(0);
+    // Someone deletes the first line: person 2 and 3 move up to lines 1 and 2.
+    writeFileSync(file, jsonl([2, 3].map((n) => ({ signatory: person(n) }))));
+    const resumed = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('line 1: this record changed since the results were written');
+    expect(resumed.stderr).toContain(
+      'line 3: the earlier run created the record here, and the input no longer has one',
+    );
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('one run at a time on an --output; a lock left by a dead process is taken over', async () => {
+    createEverything(60);
+    const file = fresh('p.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ signatory: person(i) }))));
+    const output = join(dir, 'results.jsonl');
+    const first = batch([file, '--template', TEMPLATE, '--output', output, '--concurrency', '1']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`Another esign batch (process ${process.pid}) is writing to --output`);
+    expect((await first).code).toBe(0);
+    expect(server.requests).toHaveLength(8);
+    expect(existsSync(`${output}.lock`)).toBe(false);
+
+    createEverything();
+    writeFileSync(`${output}.lock`, '2147483646\n'); // no such process
+    const other = join(dir, 'other.jsonl');
+    writeFileSync(`${other}.lock`, '2147483646\n');
+    expect((await batch([file, '--template', TEMPLATE, '--output', other])).code).toBe(0);
+    expect(existsSync(`${other}.lock`)).toBe(false);
+  });
+
+  it('an unfinished run is never started over: its journal needs --resume, even if --output is gone', async () => {
+    createEverything();
+    const file = fresh('p.jsonl', jsonl([1, 2, 3].map((n) => ({ signatory: person(n) }))));
+    const output = join(dir, 'results.jsonl');
+    // What a run killed before its first answer leaves: an empty output and a journal of what left.
+    writeFileSync(output, '');
+    const { fingerprintOf } = await import('../../src/batch/build-request.js');
+    const body = JSON.stringify({ template_id: TEMPLATE, merge_data: {}, signatory: person(1) });
+    writeFileSync(
+      `${output}.pending`,
+      `${JSON.stringify({ boot: 'linux:another-boot' })}\n${JSON.stringify({ line: 1, fingerprint: fingerprintOf(body), offset: 0, reserved: true })}\n`,
+    );
+    const again = await batch([file, '--template', TEMPLATE, '--output', output]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('An earlier run into --output');
+    expect(again.stderr).toContain('--resume');
+    expect(server.requests).toHaveLength(0);
+
+    rmSync(output);
+    const resumed = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
+    expect(resumed.code).toBe(8);
+    expect(resumed.stderr).toContain('2 created, 0 failed, 1 unknown');
+    expect(bodies().map((b) => b.signatory.email)).toEqual(['p2@example.com', 'p3@example.com']);
+    const line1 = parseLines(readFileSync(output, 'utf8')).find((r) => r.line === 1);
+    expect(line1.error.code).toBe('outcome_unknown');
   });
 
   it('Ctrl-C while the records are being checked sends nothing and exits 130', async () => {

@@ -27,6 +27,7 @@ import {
 } from '../../envelope/request.js';
 import { ExitCode, InputError, InterruptedError, UsageError } from '../../errors.js';
 import { describeReadError } from '../../io/files.js';
+import { acquireLock, releaseLock } from '../../io/lock.js';
 import { spinnerWanted } from '../../io/spinner.js';
 import { type CommonOptions, connect, loadSettings } from '../settings.js';
 
@@ -138,10 +139,14 @@ async function prepare(
     if (prepared.problems.length < MAX_LISTED_PROBLEMS) prepared.problems.push(`line ${line}: ${problem}`);
   };
   const records = format === 'csv' ? readCsv(input) : readJsonl(input);
+  /** Lines the earlier run created (or may have) that still hold a record. */
+  const settledLines = new Set<number>();
   for await (const item of records) {
     if (signal.aborted)
       throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
     prepared.total++;
+    const settled = previous.get(item.line);
+    if (settled && settled.state !== 'failed') settledLines.add(item.line);
     if ('problem' in item) {
       report(item.line, item.problem);
       continue;
@@ -167,14 +172,26 @@ async function prepare(
       prepared.toSend++;
     }
   }
+  // A settled line with no record any more: lines were removed or joined, so records have moved,
+  // and one that was created could now stand at a line that reads as never sent.
+  const gone = [...previous].filter(([line, before]) => before.state !== 'failed' && !settledLines.has(line));
+  for (const [line, before] of gone.sort(([a], [b]) => a - b)) {
+    report(
+      line,
+      `the earlier run ${before.state === 'created' ? 'created' : 'sent (outcome unknown)'} the record here, and the input no longer has one; if lines moved, resuming could send someone a second envelope`,
+    );
+  }
   return prepared;
 }
 
-/** With --resume: what the earlier runs did, with unanswered intents turned into `unknown` results. */
+/**
+ * With --resume: what the earlier runs did, with unanswered intents turned into `unknown` results.
+ * The journal is read even when --output is gone: its intents then all count as unknown.
+ */
 async function loadPrevious(output: string): Promise<PreviousResults> {
-  if (!existsSync(output)) return new Map();
-  await dropTornTail(output);
-  const previous = await readPreviousResults(output);
+  const previous: PreviousResults = existsSync(output)
+    ? await dropTornTail(output).then(() => readPreviousResults(output))
+    : new Map();
   const { intents, exact } = unansweredIntents(await readJournal(`${output}.pending`), previous);
   if (intents.length > 0) {
     const lines = intents.map((intent) =>
@@ -228,17 +245,81 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     throw new UsageError('--resume needs --output <file>: the results of the earlier run are read from it.');
   }
   if (flags.retryUnknown && !flags.resume) throw new UsageError('--retry-unknown goes with --resume.');
-  if (output && !flags.resume && existsSync(output) && statSync(output).size > 0) {
-    throw new UsageError(`--output ${flags.output} already holds results.`, {
-      hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
-    });
-  }
   if (output) checkWritableFolder(output, flags.output as string);
   const defaults = await readDefaults(flags, ctx);
-
   const path = file === '-' ? undefined : resolve(ctx.cwd, file);
   if (path) checkReadableFile(path, file);
-  const previous = output && flags.resume ? await loadPrevious(output) : new Map();
+  const release = output ? await claimOutput(output, flags) : undefined;
+  try {
+    const previous = output && flags.resume ? await loadPrevious(output) : new Map();
+    return await sendAll({ ctx, flags, format, path, output, concurrency, maxRetries, defaults, previous });
+  } finally {
+    await release?.();
+  }
+}
+
+/**
+ * Makes this run the only one on `output` (a lock beside it, until the run ends), and makes sure no
+ * earlier run's results or intents are overwritten without --resume.
+ */
+async function claimOutput(output: string, flags: BatchFlags): Promise<() => Promise<void>> {
+  const lockPath = `${output}.lock`;
+  await acquireLock(lockPath, {
+    busy: (owner) =>
+      new UsageError(`Another esign batch (process ${owner}) is writing to --output ${flags.output}.`, {
+        hint: `Wait for it to finish, or stop it. If none is running, remove ${lockPath}.`,
+      }),
+    failed: (error) =>
+      new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}.`, {
+        hint: 'The folder of --output must be writable.',
+      }),
+  });
+  try {
+    if (!flags.resume) {
+      const holds = (file: string) => existsSync(file) && statSync(file).size > 0;
+      if (holds(`${output}.pending`)) {
+        throw new UsageError(`An earlier run into --output ${flags.output} did not finish.`, {
+          hint: 'Add --resume to finish it: requests it may have sent are reported, never sent again by themselves.',
+        });
+      }
+      if (holds(output)) {
+        throw new UsageError(`--output ${flags.output} already holds results.`, {
+          hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
+        });
+      }
+    }
+  } catch (error) {
+    await releaseLock(lockPath);
+    throw error;
+  }
+  return () => releaseLock(lockPath);
+}
+
+interface SendAll {
+  ctx: Context;
+  flags: BatchFlags;
+  format: InputFormat;
+  /** The input file; undefined for standard input. */
+  path: string | undefined;
+  output: string | undefined;
+  concurrency: number;
+  maxRetries: number;
+  defaults: BatchDefaults;
+  previous: PreviousResults;
+}
+
+/** Both passes: check every record into the spool, then send them. */
+async function sendAll({
+  ctx,
+  flags,
+  format,
+  path,
+  output,
+  concurrency,
+  maxRetries,
+  defaults,
+  previous,
+}: SendAll): Promise<number> {
   const spool = createSpool();
   try {
     let checked: Prepared;
