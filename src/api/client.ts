@@ -201,7 +201,15 @@ export function interpretCreateResponse(response: HttpResponse, now: Date): Crea
     status >= 500
       ? `The API failed (${status}${said}).`
       : `The API answered with an unexpected status ${status}${looksLikeHtml(response) ? ' and an HTML page' : ''}.`,
-    { status, hint: status === 503 ? 'The service is unavailable; try again shortly.' : 'Try again later.' },
+    {
+      status,
+      hint:
+        status === 503
+          ? 'The service is unavailable; try again shortly.'
+          : status >= 500
+            ? 'The envelope may have been created before the failure: check before you try again, or the signatory may get two.'
+            : 'Try again later.',
+    },
   );
   return { ok: false, error, retryable: status === 503, retryAfterMs };
 }

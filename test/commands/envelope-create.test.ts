@@ -374,11 +374,12 @@ describe('envelope create: API failures map to the contract', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('500 → exit 7, not retried', async () => {
+  it('500 → exit 7, not retried, and the user is told the envelope may exist', async () => {
     server.script(json(500, { message: 'Server Error' }));
     const { code, stderr } = await create([]);
     expect(code).toBe(7);
     expect(stderr).toContain('Server Error');
+    expect(stderr).toContain('The envelope may have been created before the failure');
     expect(server.requests).toHaveLength(1);
   });
 
