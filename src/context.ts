@@ -6,7 +6,17 @@ export interface OutputStream {
   write(chunk: string): unknown;
   readonly isTTY: boolean;
   readonly columns?: number;
+  /**
+   * While the reader is behind (a pipe that is asynchronous, as on macOS and Windows), a promise
+   * that resolves when it has caught up; undefined when more may be written now.
+   */
+  drained?(): Promise<void> | undefined;
 }
+
+type NodeOutput = OutputStream & {
+  writableNeedDrain?: boolean;
+  once?(event: 'drain', listener: () => void): unknown;
+};
 
 export interface InputStream {
   readonly isTTY: boolean;
@@ -59,6 +69,13 @@ export function redactingStream(stream: OutputStream, secrets: ReadonlySet<strin
     },
     get columns() {
       return stream.columns;
+    },
+    drained: () => {
+      const target = stream as NodeOutput;
+      if (target.drained) return target.drained();
+      if (!target.writableNeedDrain || !target.once) return undefined;
+      const once = target.once.bind(target);
+      return new Promise<void>((resolve) => once('drain', resolve));
     },
   };
 }

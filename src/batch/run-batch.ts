@@ -17,6 +17,8 @@ export interface ResultSink {
   write(text: string): void;
   /** Resolves once every line written so far is stored for good (synced, for a file). */
   flushed(): Promise<void>;
+  /** While the reader is behind, a promise to wait for before sending more; otherwise undefined. */
+  ready?(): Promise<void> | undefined;
 }
 
 export interface BatchJournal {
@@ -197,6 +199,8 @@ export async function runBatch(
   const worker = async () => {
     try {
       while (!halt.signal.aborted) {
+        const behind = sink.ready?.();
+        if (behind) await behind; // results are not piling up in memory while their reader is slow
         const record = await feed.next();
         if (!record || halt.signal.aborted) return;
         const result = await send(record);

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
+import { assertNoSecret, createTestContext, runCli, type TestContextOptions } from '../helpers/context.js';
 import {
   json,
   ok,
@@ -185,6 +185,38 @@ describe('envelope batch: happy paths', () => {
     const missing = await batch(['-', '--template', TEMPLATE], { stdin: '' });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--format jsonl or --format csv');
+  });
+
+  it('waits for a slow reader of its results instead of piling them up in memory', async () => {
+    createEverything();
+    const file = fresh('p.jsonl', jsonl(Array.from({ length: 30 }, (_, i) => ({ signatory: person(i) }))));
+    const ctx = createTestContext({ env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl } });
+    // A pipe whose reader is behind from the first write on, until released.
+    let release = () => {};
+    const caughtUp = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let behind = false;
+    const slow = {
+      text: '',
+      isTTY: false,
+      write(chunk: string) {
+        this.text += chunk;
+        behind = true;
+        return false;
+      },
+      drained: () => (behind ? caughtUp : undefined),
+    };
+    const running = runCli(['envelope', 'batch', file, '--template', TEMPLATE, '--concurrency', '2'], {
+      ...ctx,
+      stdout: slow,
+    });
+    while (slow.text === '') await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(server.requests.length).toBeLessThanOrEqual(4); // those in flight when the reader fell behind
+    release();
+    expect((await running).code).toBe(0);
+    expect(parseLines(slow.text)).toHaveLength(30);
   });
 
   it('an empty input creates nothing and exits 0', async () => {

@@ -472,5 +472,6 @@ function coalescedWriter(ctx: Context): ResultSink {
       );
     },
     flushed: () => flushing ?? Promise.resolve(),
+    ready: () => ctx.stdout.drained?.(),
   };
 }
