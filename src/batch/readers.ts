@@ -35,14 +35,16 @@ export const RESERVED_COLUMNS = [
  * CRLF. Each row becomes the JSON Lines shape; empty cells count as absent, so defaults apply.
  */
 export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
+  const normalised = crlfToLf();
   const parser = input
-    .pipe(crlfToLf())
+    .pipe(normalised)
     .pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }));
   let header: string[] | undefined;
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       // info.lines is the line the record ends on; newlines inside quoted fields took it there.
-      const newlines = item.record.reduce((sum, field) => sum + countNewlines(field), 0);
+      const breaks = normalised.lineBreak;
+      const newlines = item.record.reduce((sum, field) => sum + countLineBreaks(field, breaks), 0);
       const line = item.info.lines - newlines;
       if (!header) {
         header = item.record.map((name) => name.trim());
@@ -95,27 +97,38 @@ function rowToRecord(header: string[], cells: string[]): Record<string, unknown>
   return record;
 }
 
-function countNewlines(text: string): number {
+function countLineBreaks(text: string, lineBreak: string): number {
   let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  for (let at = text.indexOf(lineBreak); at !== -1; at = text.indexOf(lineBreak, at + 1)) count++;
   return count;
 }
 
 /**
  * CRLF → LF before parsing. csv-parse counts the CR and the LF of a CRLF inside a quoted field as
- * two lines, which would put every later line number off; with LF only its count is exact.
+ * two lines, which would put every later line number off; with LF only its count is exact. It also
+ * notes which line break the file uses (the first one seen): a file of old Mac line ends (CR alone)
+ * has csv-parse count CRs, so those are what a quoted field's line breaks are counted by.
  */
-function crlfToLf(): Transform {
+function crlfToLf(): Transform & { readonly lineBreak: string } {
   let pendingCr = false;
-  return new Transform({
+  let lineBreak: string | undefined;
+  const transform = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       let text = (pendingCr ? '\r' : '') + chunk.toString('latin1');
       pendingCr = text.endsWith('\r');
       if (pendingCr) text = text.slice(0, -1);
-      done(null, Buffer.from(text.replace(/\r\n/g, '\n'), 'latin1'));
+      text = text.replace(/\r\n/g, '\n');
+      if (lineBreak === undefined) {
+        const first = text.search(/[\r\n]/);
+        if (first !== -1) lineBreak = text[first];
+      }
+      done(null, Buffer.from(text, 'latin1'));
     },
     flush(done) {
       done(null, pendingCr ? Buffer.from('\r', 'latin1') : null);
     },
   });
+  return Object.defineProperty(transform, 'lineBreak', { get: () => lineBreak ?? '\n' }) as Transform & {
+    readonly lineBreak: string;
+  };
 }

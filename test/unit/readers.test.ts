@@ -69,9 +69,11 @@ describe('readCsv', () => {
             columns: fc.constant(columns),
           }),
         ),
-        fc.constantFrom('\n', '\r\n'),
+        fc.constantFrom('\n', '\r\n', '\r'),
         fc.array(fc.nat(400), { maxLength: 4 }),
-        async ({ rows, columns }, eol, cuts) => {
+        async ({ rows: drawn, columns }, eol, cuts) => {
+          // A file of old Mac line ends (CR alone) has CRs inside its quoted fields too.
+          const rows = eol === '\r' ? drawn.map((row) => row.map((v) => v.replace(/\n/g, '\r'))) : drawn;
           const header = Array.from({ length: columns }, (_, i) => `field${i}`);
           // A row whose every cell is empty would be an empty line, which CSV skips: keep one quoted.
           const lines = [header.join(','), ...rows.map((row) => row.map(csvField).join(','))];
@@ -81,7 +83,7 @@ describe('readCsv', () => {
           items.forEach((item, index) => {
             const row = rows[index] as string[];
             expect(item.line).toBe(line);
-            line += 1 + row.reduce((n, value) => n + (value.match(/\n/g)?.length ?? 0), 0);
+            line += 1 + row.reduce((n, value) => n + (value.match(/\n|\r/g)?.length ?? 0), 0);
             const expected = Object.fromEntries(
               header.map((name, i) => [name, row[i]]).filter(([, v]) => v !== ''),
             );
