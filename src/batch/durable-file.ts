@@ -3,8 +3,9 @@
 // the background (so it survives a power cut too); an append's promise resolves once a sync has
 // covered it. Syncs are spaced at least `syncEveryMs` apart, so that one fdatasync covers many
 // lines: a sync costs about 100 µs of CPU here, a write about 3 µs.
-import { close, closeSync, fchmodSync, fdatasync, fstatSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { close, fchmodSync, fdatasync, fstatSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { syncFolder } from '../io/sync-folder.js';
 
 interface Waiter {
   upTo: number;
@@ -13,9 +14,8 @@ interface Waiter {
 }
 
 export class DurableAppender {
+  /** Bytes written so far (where the next text will start), and how many a finished sync covers. */
   #end: number;
-  /** Bytes written so far, and how many of them a finished sync covers. */
-  #written: number;
   #synced: number;
   #waiting: Waiter[] = [];
   #syncing = false;
@@ -31,7 +31,6 @@ export class DurableAppender {
     private readonly syncEveryMs: number,
   ) {
     this.#end = size;
-    this.#written = size;
     this.#synced = size;
   }
 
@@ -43,7 +42,7 @@ export class DurableAppender {
     const fd = openSync(path, truncate ? 'w' : 'a', mode);
     if (truncate) fchmodSync(fd, mode); // a file that was there keeps its mode otherwise
     const size = fstatSync(fd).size;
-    if (size === 0) syncFolder(path);
+    if (size === 0) syncFolder(dirname(path));
     return new DurableAppender(fd, path, size, syncEveryMs);
   }
 
@@ -66,7 +65,7 @@ export class DurableAppender {
     return this.flushed();
   }
 
-  /** Writes `text` now, without waiting for a sync (one is scheduled). */
+  /** Writes `text` now; `flushed()` (or a later `append`) waits for its sync. */
   write(text: string): void {
     if (this.#closed) throw new Error(`${this.path} is closed`);
     if (this.#error !== undefined) throw this.#error;
@@ -79,15 +78,14 @@ export class DurableAppender {
       throw error;
     }
     this.#end += bytes.length;
-    this.#written = this.#end;
   }
 
   /** Resolves once everything written so far is synced to disk. */
   flushed(): Promise<void> {
     if (this.#error !== undefined) return Promise.reject(this.#error);
-    if (this.#synced >= this.#written) return Promise.resolve();
+    if (this.#synced >= this.#end) return Promise.resolve();
     return new Promise((done, fail) => {
-      this.#waiting.push({ upTo: this.#written, done, fail });
+      this.#waiting.push({ upTo: this.#end, done, fail });
       this.#schedule();
     });
   }
@@ -106,7 +104,7 @@ export class DurableAppender {
   #sync(): void {
     this.#syncing = true;
     this.#lastSync = performance.now();
-    const upTo = this.#written;
+    const upTo = this.#end;
     fdatasync(this.fd, (error) => {
       this.#syncing = false;
       if (error) this.#error ??= error;
@@ -131,9 +129,9 @@ export class DurableAppender {
       this.#timer = undefined;
     }
     try {
-      if (this.#error === undefined && this.#synced < this.#written) {
+      if (this.#error === undefined && this.#synced < this.#end) {
         await new Promise<void>((done, fail) => {
-          this.#waiting.push({ upTo: this.#written, done, fail });
+          this.#waiting.push({ upTo: this.#end, done, fail });
           if (!this.#syncing) this.#sync();
         });
       }
@@ -141,23 +139,5 @@ export class DurableAppender {
     } finally {
       await new Promise<void>((resolve) => close(this.fd, () => resolve()));
     }
-  }
-}
-
-/** Makes a new file's name durable: fsync on its folder (where the system allows it). */
-export function syncFolder(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(dirname(path), 'r');
-  } catch {
-    return; // Windows cannot open a folder this way; its file systems order this themselves.
-  }
-  try {
-    fsyncSync(fd);
-  } catch (error) {
-    // Some file systems cannot sync a folder (EINVAL); a failing disk (EIO) must not pass unseen.
-    if ((error as NodeJS.ErrnoException).code === 'EIO') throw error;
-  } finally {
-    closeSync(fd);
   }
 }

@@ -2,6 +2,7 @@
 // content or the new, never a mix: write a temporary file beside it, fsync, rename over, fsync the folder.
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { syncFolder } from '../io/sync-folder.js';
 
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   // One writer per file (the state lock), so a fixed temporary name is enough and leaves no litter.
@@ -17,18 +18,5 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
   }
   await file.close();
   await rename(temporary, path);
-  await syncFolder(dirname(path));
-}
-
-/** Makes a rename in `folder` durable. Some platforms cannot fsync a folder; that only weakens power-cut safety. */
-async function syncFolder(folder: string): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    handle = await open(folder, 'r');
-    await handle.sync();
-  } catch {
-    // EISDIR/EPERM on some systems: the rename is still atomic, just not yet flushed.
-  } finally {
-    await handle?.close();
-  }
+  syncFolder(dirname(path));
 }

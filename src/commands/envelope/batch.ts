@@ -113,8 +113,6 @@ interface Prepared {
   total: number;
   problems: string[];
   problemCount: number;
-  /** Records written to the spool, to be sent. */
-  toSend: number;
   skipped: number;
   /** Unknown in an earlier run and not to be retried. */
   unknown: number;
@@ -133,7 +131,7 @@ async function prepare(
   spool: SpoolWriter,
   signal: AbortSignal,
 ): Promise<Prepared> {
-  const prepared: Prepared = { total: 0, problems: [], problemCount: 0, toSend: 0, skipped: 0, unknown: 0 };
+  const prepared: Prepared = { total: 0, problems: [], problemCount: 0, skipped: 0, unknown: 0 };
   const report = (line: number, problem: string) => {
     prepared.problemCount++;
     if (prepared.problems.length < MAX_LISTED_PROBLEMS) prepared.problems.push(`line ${line}: ${problem}`);
@@ -145,8 +143,8 @@ async function prepare(
     if (signal.aborted)
       throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
     prepared.total++;
-    const settled = previous.get(item.line);
-    if (settled && settled.state !== 'failed') settledLines.add(item.line);
+    const before = previous.get(item.line);
+    if (before && before.state !== 'failed') settledLines.add(item.line);
     if ('problem' in item) {
       report(item.line, item.problem);
       continue;
@@ -157,7 +155,6 @@ async function prepare(
     if (!request) continue;
     const body = JSON.stringify(request);
     const print = fingerprintOf(body);
-    const before = previous.get(item.line);
     if (before && before.state !== 'failed' && before.fingerprint !== print) {
       report(
         item.line,
@@ -167,10 +164,7 @@ async function prepare(
     if (prepared.problemCount > 0) continue; // nothing will be sent: no need to spool
     if (before?.state === 'created') prepared.skipped++;
     else if (before?.state === 'unknown' && !retryUnknown) prepared.unknown++;
-    else {
-      spool.add(item.line, print, body);
-      prepared.toSend++;
-    }
+    else spool.add(item.line, print, body);
   }
   // A settled line with no record any more: lines were removed or joined, so records have moved,
   // and one that was created could now stand at a line that reads as never sent.
