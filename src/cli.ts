@@ -1,46 +1,166 @@
 // The command tree: names, flags, help and examples. Each action lazy-imports its command module, so
-// `esign --help` loads commander and nothing else.
-import { Command, Option } from 'commander';
+// `esign --help` loads commander and nothing else. One step serves every command: commander's result
+// (flags merged with the global ones, positional arguments by their declared names) goes through the
+// module's zod options schema, and only typed, checked options reach `run`.
+import { Argument, Command, Option } from 'commander';
+import type * as z from 'zod/mini';
 import type { Context } from './context.js';
+import { UsageError } from './errors.js';
 
-/** What every command module exports: run with the parsed flags and positional arguments. */
-export interface CommandModule {
-  run(input: CommandInput, ctx: Context): Promise<number>;
+/** What every command module exports: its options schema and a run over the options it checked. */
+export interface CommandModule<Options = never> {
+  readonly options: z.ZodMiniType<Options>;
+  run(options: Options, ctx: Context, meta: CommandMeta): Promise<number>;
 }
 
-export interface CommandInput {
-  /** Flags of the command merged with the global ones (--profile, --base-url, --timeout, --verbose). */
-  options: Record<string, unknown>;
-  args: string[];
-  /** The commander node, for commands that describe the tree (completion). */
-  command: Command;
+/** What a command may learn about the command line beyond its own options (completion needs the tree). */
+export interface CommandMeta {
+  tree(): CommandTree;
 }
 
-type Loader = () => Promise<CommandModule>;
+/** How a value of a flag or argument is completed in a shell. */
+export type CompleteWith = 'file' | 'profile' | readonly string[];
+
+/** The command tree as completion sees it: a narrow, plain description, no commander objects. */
+export interface CommandTree {
+  name: string;
+  aliases: string[];
+  description: string;
+  options: { flags: string[]; takesValue: boolean; complete?: CompleteWith }[];
+  args: { name: string; complete?: CompleteWith }[];
+  subcommands: CommandTree[];
+}
+
+/** What the entry point learns while a command line is parsed and run. */
+export interface ProgramHooks {
+  /** The command's options passed its schema: main learns --json/--verbose here, and hands back the context to run with. */
+  onOptions(options: { json?: boolean; verbose?: boolean }, command: { streamsStderr: boolean }): Context;
+  onResult(code: number): void;
+}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** How each flag's and argument's value completes, beside commander's own records. */
+const completions = new WeakMap<object, CompleteWith>();
+
+function option(flags: string, description: string, complete?: CompleteWith): Option {
+  const created = new Option(flags, description);
+  if (complete) completions.set(created, complete);
+  if (Array.isArray(complete)) created.choices(complete as string[]);
+  return created;
+}
 
 function examples(lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => (line.startsWith('#') || line.startsWith(' ') || line === '' ? `  ${line}` : `  $ ${line}`)).join('\n')}\n`;
 }
 
-export function buildProgram(ctx: Context, onResult: (code: number) => void): Command {
+/** Commands whose stderr is a live log (the sandbox): under --json it is not held back for the error object. */
+const STREAMS_STDERR = new Set(['sandbox']);
+
+/** "--expires-in-days" for the option key "expiresInDays", "<file>" for a positional argument. */
+function flagName(command: Command, key: string): string {
+  for (let at: Command | null = command; at; at = at.parent) {
+    const found = at.options.find((o) => o.attributeName() === key);
+    if (found) return found.long ?? found.short ?? key;
+  }
+  return command.registeredArguments.some((a) => a.name() === key) ? `<${key}>` : `--${key}`;
+}
+
+function describeValue(value: unknown): string {
+  return value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+}
+
+/** Runs commander's result through the module's schema; a failure is a usage error naming the flag. */
+export function parseOptions<T>(schema: z.ZodMiniType<T>, command: Command): T {
+  const raw: Record<string, unknown> = { ...command.optsWithGlobals() };
+  command.registeredArguments.forEach((argument, index) => {
+    if (command.processedArgs[index] !== undefined) raw[argument.name()] = command.processedArgs[index];
+  });
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const key = String(issue.path[0] ?? '');
+    return `${flagName(command, key)} ${issue.message}${describeValue(raw[key])}`;
+  });
+  throw new UsageError(`${problems[0]}.`, {
+    details: problems.slice(1),
+    hint: `Run \`${commandPath(command)} --help\` to see its flags and examples.`,
+  });
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/** The tree completion and `esign help` work from. */
+export function describeTree(command: Command): CommandTree {
+  const hidden = (c: Command) => (c as unknown as { _hidden?: boolean })._hidden === true;
+  return {
+    name: command.name(),
+    aliases: command.aliases(),
+    description: command.description(),
+    options: command.options
+      .filter((o) => !o.hidden)
+      .map((o) => ({
+        flags: [o.long, o.short].filter((f): f is string => Boolean(f)),
+        takesValue: o.required || o.optional,
+        ...(completions.has(o) ? { complete: completions.get(o) as CompleteWith } : {}),
+      })),
+    args: command.registeredArguments.map((a) => ({
+      name: a.name(),
+      ...(completions.has(a) ? { complete: completions.get(a) as CompleteWith } : {}),
+    })),
+    subcommands: command.commands.filter((c) => !hidden(c)).map(describeTree),
+  };
+}
+
+/** A command that only groups others: bare, it shows its help on stdout (exit 0), as `esign` does. */
+function group(parent: Command, name: string, description: string, lines: string[]): Command {
+  return parent
+    .command(name)
+    .description(description)
+    .usage('<command> [flags]')
+    .argument('[command]')
+    .addHelpText('after', examples(lines))
+    .action(async (typed: string | undefined, _options: unknown, command: Command) => {
+      if (typed === undefined) {
+        command.outputHelp();
+        return;
+      }
+      const { didYouMean } = await import('./io/suggest.js');
+      const names = command.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+      throw new UsageError(
+        `Unknown command '${typed}' for '${commandPath(command)}'.${didYouMean(typed, names)}`,
+        {
+          hint: `Commands: ${command.commands.map((c) => c.name()).join(', ')}. See \`${commandPath(command)} --help\`.`,
+        },
+      );
+    });
+}
+
+export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
+  let root: Command;
   const action =
-    (load: Loader) =>
+    <Options extends { json?: boolean; verbose?: boolean }>(load: () => Promise<CommandModule<Options>>) =>
     async (...params: unknown[]) => {
       const command = params[params.length - 1] as Command;
       const module = await load();
-      onResult(await module.run({ options: command.optsWithGlobals(), args: command.args, command }, ctx));
+      const options = parseOptions(module.options, command);
+      const runCtx = hooks.onOptions(options, { streamsStderr: STREAMS_STDERR.has(command.name()) });
+      hooks.onResult(await module.run(options, runCtx, { tree: () => describeTree(root) }));
     };
 
   const program = new Command('esign')
     .description('Create and send electronic-signature envelopes from the command line.')
-    .version(ctx.version, '-v, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .option('--profile <name>', 'profile to use (env ESIGN_PROFILE; default "default")')
+    .usage('<command> [flags]')
+    .version(ctx.version, '-v, --version', 'Print the version')
+    .helpOption('-h, --help', 'Show help for a command')
+    .addOption(option('--profile <name>', 'Profile to use (env ESIGN_PROFILE; default "default")', 'profile'))
     .option('--base-url <url>', 'API base URL, including /api/v1 (env ESIGN_BASE_URL)')
-    .option('--timeout <seconds>', 'request timeout in seconds (env ESIGN_TIMEOUT; default 30)')
-    .option('--verbose', 'show requests, timings and where each setting came from (never the token)')
+    .option('--timeout <seconds>', 'Request timeout in seconds (env ESIGN_TIMEOUT; default 30)')
+    .option('--verbose', 'Show requests, timings and where each setting came from (never the token)')
     .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
     .helpCommand(false)
@@ -56,16 +176,29 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
         'esign login',
         'esign envelope create --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --name "Ada Lovelace" --email ada@example.com',
         'esign sandbox        # a local API to try everything with no account',
-        '',
-        '# Exit codes: 0 ok, 2 usage/input, 3 not authenticated, 4 forbidden, 5 rejected,',
-        '# 6 network, 7 server, 8 batch partly failed, 130 interrupted.',
+        'esign help environment   # every variable, and which setting wins',
+        'esign help exit-codes    # what each exit code means',
       ]),
     );
+  root = program;
+
+  program
+    .command('help')
+    .description('Show help for a command, or a topic: environment, exit-codes')
+    .argument('[topic...]', 'a command (e.g. envelope create) or a topic')
+    .addHelpText(
+      'after',
+      examples(['esign help envelope create', 'esign help environment', 'esign help exit-codes']),
+    )
+    .action(async (topic: string[]) => {
+      hooks.onResult(await showHelp(program, topic, ctx));
+    });
 
   program
     .command('login')
     .description('Store an API token (and optionally the base URL) in a profile')
-    .option('--with-token', 'read the token from standard input')
+    .option('--with-token', 'Read the token from standard input')
+    .addOption(new Option('--token [value]').hideHelp())
     .addHelpText(
       'after',
       examples([
@@ -74,6 +207,7 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
         'printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token --profile ci',
         '',
         '# Tokens are made in the dashboard: Settings → API Tokens → Create New Token.',
+        '# A token is never taken as a flag: it would show in ps and in your shell history.',
       ]),
     )
     .action(action(() => import('./commands/login.js')));
@@ -88,58 +222,79 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
     .command('status')
     .alias('whoami')
     .description('Show the active profile, base URL, where the token comes from and the config file')
-    .option('--json', 'print one JSON object')
+    .option('--json', 'Print one JSON object')
     .addHelpText('after', examples(['esign status', 'esign status --json | jq -r .base_url.value']))
     .action(action(() => import('./commands/status.js')));
 
-  const config = program
-    .command('config')
-    .description('Read and change per-profile settings (base_url)')
+  const config = group(program, 'config', 'Read and change per-profile settings (base_url)', [
+    'esign config set base_url https://esign.example.com/api/v1',
+    'esign config get base_url --profile staging',
+    'esign config list --json',
+  ]);
+  const configAction = (name: 'get' | 'set' | 'unset' | 'list') =>
+    action(() => import('./commands/config.js').then((module) => module[name]));
+  const settingKeys = ['base_url'] as const;
+  config
+    .command('get')
+    .description('Print a setting (exit 1 when it is not set)')
+    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
+    .addHelpText(
+      'after',
+      examples([
+        'esign config get base_url',
+        'URL=$(esign config get base_url --profile staging) || echo "not set"',
+      ]),
+    )
+    .action(configAction('get'));
+  config
+    .command('set')
+    .description('Store a setting in the profile')
+    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
+    .argument('<value>', 'New value')
     .addHelpText(
       'after',
       examples([
         'esign config set base_url https://esign.example.com/api/v1',
-        'esign config get base_url --profile staging',
-        'esign config list --json',
+        'esign config set base_url http://127.0.0.1:4010/api/v1 --profile sandbox',
       ]),
-    );
-  const configAction = action(() => import('./commands/config.js'));
-  config
-    .command('get')
-    .description('Print a setting')
-    .argument('<key>', 'setting name (base_url)')
-    .action(configAction);
-  config
-    .command('set')
-    .description('Store a setting in the profile')
-    .argument('<key>', 'setting name (base_url)')
-    .argument('<value>', 'new value')
-    .action(configAction);
+    )
+    .action(configAction('set'));
   config
     .command('unset')
     .description('Remove a setting from the profile')
-    .argument('<key>', 'setting name')
-    .action(configAction);
+    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
+    .addHelpText('after', examples(['esign config unset base_url --profile staging']))
+    .action(configAction('unset'));
   config
     .command('list')
     .description("List the profile's settings")
-    .option('--json', 'print one JSON object')
-    .action(configAction);
+    .option('--json', 'Print one JSON object')
+    .addHelpText('after', examples(['esign config list', 'esign config list --json | jq -r .profiles[]']))
+    .action(configAction('list'));
 
-  const envelope = program.command('envelope').description('Create envelopes');
+  const envelope = group(program, 'envelope', 'Create envelopes, one at a time or in batches', [
+    'esign envelope create --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --name "Ada Lovelace" --email ada@example.com',
+    'esign envelope batch hires.csv --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --output results.jsonl',
+  ]);
   envelope
     .command('create')
     .description('Create an envelope from a template and get its signing URL')
-    .option('--template <id>', 'template id (a ULID); required')
-    .option('--data <file>', 'JSON object of merge data; - reads stdin; repeatable, later files win', collect)
-    .option('--set <key=value>', 'one merge field; repeatable; wins over --data', collect)
-    .option('--name <full name>', "signatory's full name; required")
-    .option('--email <address>', "signatory's email; required")
-    .option('--phone <number>', "signatory's phone number")
-    .option('--expires-in-days <n>', 'days until the envelope expires (the API default is 30)')
-    .option('--dry-run', 'print the request body and exit; nothing is sent, no token needed')
-    .addOption(new Option('--json', 'print the envelope as one JSON object').conflicts('quiet'))
-    .option('-q, --quiet', 'print only the signing URL')
+    .option('--template <id>', 'Template id (a ULID); required')
+    .addOption(
+      option(
+        '--data <file>',
+        'JSON object of merge data; - reads stdin; repeatable, later files win',
+        'file',
+      ).argParser(collect),
+    )
+    .option('--set <key=value>', 'One merge field; repeatable; wins over --data', collect)
+    .option('--name <full name>', "Signatory's full name; required")
+    .option('--email <address>', "Signatory's email; required")
+    .option('--phone <number>', "Signatory's phone number")
+    .option('--expires-in-days <n>', 'Days until the envelope expires (the API default is 30)')
+    .option('--dry-run', 'Print the request body and exit; nothing is sent, no token needed')
+    .addOption(new Option('--json', 'Print the envelope as one JSON object').conflicts('quiet'))
+    .option('-q, --quiet', 'Print only the signing URL')
     .addHelpText(
       'after',
       examples([
@@ -159,17 +314,21 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
   envelope
     .command('batch')
     .description('Create one envelope per record of a CSV or JSON Lines file')
-    .argument('<file>', 'a .csv or .jsonl file; - reads stdin (with --format)')
-    .addOption(new Option('--format <format>', 'input format (needed for stdin)').choices(['jsonl', 'csv']))
-    .option('--template <id>', 'default template id for records without one')
-    .option('--data <file>', 'default merge data (JSON object); repeatable', collect)
-    .option('--set <key=value>', 'default merge field; repeatable', collect)
-    .option('--expires-in-days <n>', 'default days until expiry')
-    .option('--concurrency <n>', 'requests in flight at once (1-64)', '4')
-    .option('--max-retries <n>', 'retries of a 429 or 503 answer per record', '5')
-    .option('-o, --output <file>', 'write results (JSON Lines) to this file instead of stdout')
-    .option('--resume', 'skip records already created in --output')
-    .option('--retry-unknown', 'with --resume, send again records whose outcome was unknown')
+    .addArgument(argument('<file>', 'A .csv or .jsonl file; - reads stdin (with --format)', 'file'))
+    .addOption(option('--format <format>', 'Input format (needed for stdin)', ['jsonl', 'csv']))
+    .option('--template <id>', 'Default template id for records without one')
+    .addOption(
+      option('--data <file>', 'Default merge data (JSON object); repeatable', 'file').argParser(collect),
+    )
+    .option('--set <key=value>', 'Default merge field; repeatable', collect)
+    .option('--expires-in-days <n>', 'Default days until expiry')
+    .addOption(new Option('--concurrency <n>', 'Requests in flight at once (1-64)').default(4))
+    .addOption(new Option('--max-retries <n>', 'Retries of a 429 or 503 answer per record').default(5))
+    .addOption(
+      option('-o, --output <file>', 'Write results (JSON Lines) to this file instead of stdout', 'file'),
+    )
+    .option('--resume', 'Skip records already created in --output')
+    .option('--retry-unknown', 'With --resume, send again records whose outcome was unknown')
     .addHelpText(
       'after',
       examples([
@@ -184,16 +343,24 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
   program
     .command('sandbox')
     .description('Run a local implementation of the API, for trying esign and rehearsing scripts')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', '4010')
-    .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--seed <file>', 'JSON file of organisations, tokens and templates (replaces the defaults)')
-    .option('--state <file>', 'keep envelopes and revocations in this file across restarts')
-    .option('--json', 'print the start-up details as one JSON object on stdout')
-    .option('--latency <ms>', 'delay every answer by this many milliseconds')
-    .option('--fail-rate <0..1>', 'share of create requests answered 503 with Retry-After')
-    .option('--rate-limit <n>', 'create requests allowed per second before 429 with Retry-After')
-    .option('--drop-rate <0..1>', 'share of creates whose connection is closed after the envelope was made')
-    .option('--seed-random <n>', 'seed for the random failures, to make them reproducible')
+    .addOption(new Option('--port <n>', 'Port to listen on (0 picks a free one)').default(4010))
+    .option('--host <addr>', 'Address to listen on', '127.0.0.1')
+    .addOption(
+      option(
+        '--seed <file>',
+        'JSON file of organisations, tokens and templates (replaces the defaults)',
+        'file',
+      ),
+    )
+    .addOption(
+      option('--state <file>', 'Keep envelopes and revocations in this file across restarts', 'file'),
+    )
+    .option('--json', 'Print the start-up details as one JSON object on stdout')
+    .option('--latency <ms>', 'Delay every answer by this many milliseconds')
+    .option('--fail-rate <0..1>', 'Share of create requests answered 503 with Retry-After')
+    .option('--rate-limit <n>', 'Create requests allowed per second before 429 with Retry-After')
+    .option('--drop-rate <0..1>', 'Share of creates whose connection is closed after the envelope was made')
+    .option('--seed-random <n>', 'Seed for the random failures, to make them reproducible')
     .addHelpText(
       'after',
       examples([
@@ -207,16 +374,59 @@ export function buildProgram(ctx: Context, onResult: (code: number) => void): Co
   program
     .command('completion')
     .description('Print a shell completion script')
-    .argument('<shell>', 'bash, zsh or fish')
+    .addArgument(argument('<shell>', 'bash, zsh or fish', ['bash', 'zsh', 'fish']))
     .addHelpText(
       'after',
       examples([
+        '# bash (needs the bash-completion package: apt install bash-completion, brew install bash-completion@2)',
+        'mkdir -p ~/.local/share/bash-completion/completions',
         'esign completion bash > ~/.local/share/bash-completion/completions/esign',
-        'esign completion zsh > ~/.zfunc/_esign    # with fpath+=(~/.zfunc) in ~/.zshrc',
-        'esign completion fish > ~/.config/fish/completions/esign.fish',
+        '# zsh',
+        'mkdir -p ~/.zfunc && esign completion zsh > ~/.zfunc/_esign',
+        '# then in ~/.zshrc, before compinit: fpath+=(~/.zfunc)',
+        '# fish',
+        'mkdir -p ~/.config/fish/completions && esign completion fish > ~/.config/fish/completions/esign.fish',
       ]),
     )
     .action(action(() => import('./commands/completion.js')));
 
   return program;
+}
+
+function argument(name: string, description: string, complete: CompleteWith): Argument {
+  // Completion offers the known values; the command's schema checks them, with its own message.
+  const created = new Argument(name, description);
+  completions.set(created, complete);
+  return created;
+}
+
+/** `esign help [command…|topic]`: a command's help or a topic, on stdout. */
+async function showHelp(program: Command, words: string[], ctx: Context): Promise<number> {
+  const { HELP_TOPICS } = await import('./help-topics.js');
+  const [first = ''] = words;
+  const topic = words.length === 1 ? HELP_TOPICS[first] : undefined;
+  if (topic) {
+    ctx.stdout.write(topic);
+    return 0;
+  }
+  let command = program;
+  for (const word of words) {
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) {
+      const { didYouMean } = await import('./io/suggest.js');
+      const known = [
+        ...command.commands.map((c) => c.name()),
+        ...(command === program ? Object.keys(HELP_TOPICS) : []),
+      ];
+      throw new UsageError(
+        `No help for '${words.join(' ')}': unknown command or topic '${word}'.${didYouMean(word, known)}`,
+        {
+          hint: `Commands: ${command.commands.map((c) => c.name()).join(', ')}${command === program ? `; topics: ${Object.keys(HELP_TOPICS).join(', ')}` : ''}.`,
+        },
+      );
+    }
+    command = next;
+  }
+  command.outputHelp();
+  return 0;
 }

@@ -1,6 +1,7 @@
 // What a command may touch. Production builds it from the process; tests build one with buffered
 // streams, a chosen TTY-ness, a temporary config directory and their own environment.
 import type { Readable } from 'node:stream';
+import { InterruptedError } from './errors.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -11,6 +12,13 @@ export interface OutputStream {
    * that resolves when it has caught up; undefined when more may be written now.
    */
   drained?(): Promise<void> | undefined;
+  /**
+   * The first error the stream met (EPIPE from a closed pipe, ENOSPC from a full disk, EIO), once
+   * it has: what was written since may be lost. Undefined while all is well.
+   */
+  failure?(): NodeJS.ErrnoException | undefined;
+  /** Calls `listener` once, the first time the stream fails. */
+  onFailure?(listener: (error: NodeJS.ErrnoException) => void): void;
 }
 
 type NodeOutput = OutputStream & {
@@ -20,8 +28,12 @@ type NodeOutput = OutputStream & {
 
 export interface InputStream {
   readonly isTTY: boolean;
-  /** The whole of standard input as text (read once; later calls get the same text). */
-  readAll(): Promise<string>;
+  /**
+   * The whole of standard input as text (read once; later calls get the same text). On a terminal,
+   * says on stderr what is being read (`what`, e.g. "merge data") and how to end it; Ctrl-C stops it
+   * (InterruptedError).
+   */
+  readAll(what?: string): Promise<string>;
   /** Standard input as a stream, for readers that go line by line. */
   stream(): Readable;
 }
@@ -47,6 +59,11 @@ export interface Context {
   promptSecret(question: string): Promise<string>;
   /** Aborted on the first Ctrl-C (SIGINT) or SIGTERM. */
   readonly signal: AbortSignal;
+  /**
+   * The second Ctrl-C. It ends the process at once (exit 130) unless the command claims it, to
+   * finish up itself (the batch prints its summary and how to resume).
+   */
+  readonly secondInterrupt: { readonly signal: AbortSignal; claim(): void };
   /** Registers a value that must never reach stdout or stderr (the token); it is masked if it does. */
   addSecret(value: string): void;
 }
@@ -77,17 +94,89 @@ export function redactingStream(stream: OutputStream, secrets: ReadonlySet<strin
       const once = target.once.bind(target);
       return new Promise<void>((resolve) => once('drain', resolve));
     },
+    failure: () => stream.failure?.(),
+    onFailure: (listener) => stream.onFailure?.(listener),
   };
 }
 
-export function cachedReadAll(source: () => Readable): () => Promise<string> {
+/**
+ * A process stream (stdout, stderr) that remembers its first write error: a closed pipe or a full
+ * disk is reported by Node as an 'error' event after the write returned.
+ */
+export function failureTracking(stream: NodeJS.WriteStream): OutputStream {
+  let failure: NodeJS.ErrnoException | undefined;
+  const listeners: ((error: NodeJS.ErrnoException) => void)[] = [];
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (failure) return;
+    failure = error;
+    for (const listener of listeners.splice(0)) listener(error);
+  });
+  return {
+    write: (chunk: string) => stream.write(chunk),
+    get isTTY() {
+      return Boolean(stream.isTTY);
+    },
+    get columns() {
+      return stream.columns;
+    },
+    drained: () =>
+      stream.writableNeedDrain && !failure
+        ? new Promise<void>((resolve) => {
+            stream.once('drain', resolve);
+            listeners.push(() => resolve());
+          })
+        : undefined,
+    failure: () => failure,
+    onFailure: (listener) => {
+      if (failure) listener(failure);
+      else listeners.push(listener);
+    },
+  };
+}
+
+export interface ReadAllOptions {
+  /** Standard input is a terminal: say what is read and how to end it. */
+  isTTY?: boolean;
+  stderr?: OutputStream;
+  /** Ctrl-C: stop reading (InterruptedError). */
+  signal?: AbortSignal;
+}
+
+export function cachedReadAll(
+  source: () => Readable,
+  options: ReadAllOptions = {},
+): (what?: string) => Promise<string> {
   let text: Promise<string> | undefined;
-  return () => {
-    text ??= (async () => {
+  return (what = 'input') => {
+    text ??= new Promise<string>((resolve, reject) => {
+      const { signal } = options;
+      if (options.isTTY) {
+        options.stderr?.write(
+          `Reading ${what} from standard input (the terminal); end it with Ctrl-D, or press Ctrl-C to stop.\n`,
+        );
+      }
+      const stream = source();
       const chunks: Buffer[] = [];
-      for await (const chunk of source()) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-      return Buffer.concat(chunks).toString('utf8');
-    })();
+      const onAbort = () => {
+        stream.destroy();
+        reject(
+          new InterruptedError(`Interrupted while reading ${what} from standard input; nothing was sent.`),
+        );
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      stream.on('data', (chunk: Buffer | string) =>
+        chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)),
+      );
+      stream.once('error', (error) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      });
+      stream.once('end', () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      });
+    });
     return text;
   };
 }

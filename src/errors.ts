@@ -11,6 +11,7 @@ export const ExitCode = {
   network: 6,
   server: 7,
   batchIncomplete: 8,
+  outputFailed: 9,
   interrupted: 130,
 } as const;
 
@@ -133,4 +134,30 @@ export class InterruptedError extends CliError {
   constructor(message = 'Interrupted.', options?: CliErrorOptions) {
     super(message, ExitCode.interrupted, 'interrupted', options);
   }
+}
+
+/** What esign had to say could not be written (a closed pipe, a full disk): the result is lost. */
+export class OutputFailedError extends CliError {
+  constructor(error: NodeJS.ErrnoException, what = 'standard output', options: CliErrorOptions = {}) {
+    super(
+      `Could not write to ${what}: ${describeWriteError(error)}.`,
+      ExitCode.outputFailed,
+      'output_failed',
+      {
+        cause: error,
+        ...options,
+      },
+    );
+  }
+}
+
+/** "the reader closed the pipe (EPIPE)", "the disk is full (ENOSPC)", … */
+export function describeWriteError(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? 'unknown error';
+  if (code === 'EPIPE') return 'the reader closed the pipe (EPIPE)';
+  if (code === 'ENOSPC') return 'the disk is full (ENOSPC)';
+  if (code === 'EDQUOT') return 'the disk quota is used up (EDQUOT)';
+  if (code === 'EIO') return 'an input/output error (EIO)';
+  if (code === 'EFBIG') return 'the file is too large (EFBIG)';
+  return `${error.message}`;
 }

@@ -2,9 +2,15 @@
 // the only place that ends the process.
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
-import type { CommanderError } from 'commander';
-import { type Context, cachedReadAll, redactingStream } from './context.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from './errors.js';
+import type { Command as CommanderCommand, CommanderError } from 'commander';
+import {
+  type Context,
+  cachedReadAll,
+  failureTracking,
+  type OutputStream,
+  redactingStream,
+} from './context.js';
+import { CliError, ExitCode, InterruptedError, OutputFailedError, UsageError } from './errors.js';
 
 declare const __ESIGN_VERSION__: string;
 export const VERSION = typeof __ESIGN_VERSION__ === 'string' ? __ESIGN_VERSION__ : '0.0.0-dev';
@@ -15,24 +21,97 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
     ctx.stdout.write(`${ctx.version}\n`);
     return ExitCode.ok;
   }
-  const flagsEnd = argv.indexOf('--');
-  const flags = flagsEnd === -1 ? argv : argv.slice(0, flagsEnd);
-  const json = flags.includes('--json');
-  const verbose = flags.includes('--verbose');
+  if (argv[0] === '__complete') return completeCommandLine(argv.slice(argv[1] === '--' ? 2 : 1), ctx);
+  // How errors are reported follows the options as parsed: from the command's checked options, or,
+  // when parsing itself failed, from what commander had parsed by then (never from scanning argv,
+  // where `--set --json` gives --set the value "--json").
+  const mode = { json: false, verbose: false };
+  let notes: HeldNotes | undefined;
   let exitCode: number = ExitCode.ok;
   const { buildProgram } = await import('./cli.js');
-  const program = buildProgram(ctx, (code) => {
-    exitCode = code;
+  const program = buildProgram(ctx, {
+    onOptions: (options, command) => {
+      mode.json = options.json === true;
+      mode.verbose = options.verbose === true;
+      if (!mode.json || command.streamsStderr) return ctx;
+      notes = new HeldNotes(ctx.stderr);
+      return { ...ctx, stderr: notes };
+    },
+    onResult: (code) => {
+      exitCode = code;
+    },
   });
+  watchModeFlags(program, mode);
   if (argv.length === 0) {
     ctx.stdout.write(program.helpInformation());
     return ExitCode.ok;
   }
   try {
     await program.parseAsync([...argv], { from: 'user' });
+    if (notes && mode.verbose) notes.release();
     return exitCode;
   } catch (error) {
-    return reportError(fromCommander(error), ctx, { json, verbose });
+    return reportError(fromCommander(error), ctx, { ...mode, notes: notes?.lines() ?? [] });
+  }
+}
+
+/**
+ * The shells' completion scripts call `esign __complete -- <words>`: what may come next, from the
+ * command tree and the profiles in the config. Never fails loudly: a completion offers what it can.
+ */
+async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
+  const [{ buildProgram, describeTree }, { complete, formatCompletion }] = await Promise.all([
+    import('./cli.js'),
+    import('./commands/completion.js'),
+  ]);
+  const program = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} });
+  let profiles: string[] = [];
+  try {
+    const [{ configDir }, { readConfigFile }] = await Promise.all([
+      import('./config/paths.js'),
+      import('./config/store.js'),
+    ]);
+    profiles = Object.keys(readConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir)).profiles ?? {});
+  } catch {
+    // A broken config file is reported by the commands that read it, not by Tab.
+  }
+  ctx.stdout.write(formatCompletion(complete(describeTree(program), words.length ? words : [''], profiles)));
+  return ExitCode.ok;
+}
+
+/** Follows --json and --verbose as commander parses them, on whichever command declares them. */
+function watchModeFlags(command: CommanderCommand, mode: { json: boolean; verbose: boolean }): void {
+  command.on('option:json', () => {
+    mode.json = true;
+  });
+  command.on('option:verbose', () => {
+    mode.verbose = true;
+  });
+  for (const child of command.commands) watchModeFlags(child, mode);
+}
+
+/**
+ * Under --json, stderr carries exactly one JSON object when a command fails. What the command writes
+ * to stderr meanwhile (notes, warnings, hints) is held here: folded into the error object on failure,
+ * dropped on success (shown with --verbose).
+ */
+class HeldNotes implements OutputStream {
+  #text = '';
+  readonly isTTY = false;
+  constructor(readonly target: OutputStream) {}
+  write(chunk: string): boolean {
+    this.#text += chunk;
+    return true;
+  }
+  lines(): string[] {
+    return this.#text
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .filter((line) => line !== '');
+  }
+  release(): void {
+    if (this.#text) this.target.write(this.#text);
+    this.#text = '';
   }
 }
 
@@ -56,7 +135,11 @@ function fromCommander(error: unknown): unknown {
 }
 
 /** Prints an error (plain, or one JSON object with --json) and returns its exit code. */
-export function reportError(error: unknown, ctx: Context, mode: { json: boolean; verbose: boolean }): number {
+export function reportError(
+  error: unknown,
+  ctx: Context,
+  mode: { json: boolean; verbose: boolean; notes?: string[] },
+): number {
   if (error === null) return ExitCode.ok;
   const known = error instanceof CliError;
   const exitCode = known ? error.exitCode : ExitCode.internal;
@@ -72,34 +155,45 @@ export function reportError(error: unknown, ctx: Context, mode: { json: boolean;
     };
     if (hint) body.hint = hint;
     if (known && error.details.length > 0) body.details = error.details;
+    const requestId = (error as { requestId?: unknown }).requestId;
+    if (typeof requestId === 'string') body.request_id = requestId;
+    if (mode.notes && mode.notes.length > 0) body.notes = mode.notes;
+    if (mode.verbose && error instanceof Error) body.trace = traceOf(error);
     ctx.stderr.write(`${JSON.stringify({ error: body })}\n`);
+    return exitCode;
   } else {
     const lines = [`error: ${message}`];
     if (known) for (const detail of error.details) lines.push(`  ${detail}`);
     if (hint) lines.push(`hint: ${hint}`);
     ctx.stderr.write(`${lines.join('\n')}\n`);
   }
-  if (mode.verbose && error instanceof Error) {
-    let current: unknown = error;
-    while (current instanceof Error) {
-      ctx.stderr.write(`${current.stack ?? current.message}\n`);
-      current = current.cause;
-      if (current) ctx.stderr.write('caused by: ');
-    }
-  }
+  if (mode.verbose && error instanceof Error) ctx.stderr.write(`${traceOf(error)}\n`);
   return exitCode;
 }
 
-export function createProcessContext(signal: AbortSignal): Context {
+/** The stack of an error and of each cause, for --verbose. */
+function traceOf(error: Error): string {
+  const parts: string[] = [];
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    parts.push(current.stack ?? current.message);
+  }
+  return parts.join('\ncaused by: ');
+}
+
+export function createProcessContext(
+  signal: AbortSignal,
+  secondInterrupt: Context['secondInterrupt'],
+): Context {
   const secrets = new Set<string>();
   const stdin = process.stdin as ReadStream;
+  const stderr = redactingStream(failureTracking(process.stderr), secrets);
   return {
-    stdout: redactingStream(process.stdout as unknown as Context['stdout'], secrets),
-    stderr: redactingStream(process.stderr as unknown as Context['stderr'], secrets),
+    stdout: redactingStream(failureTracking(process.stdout), secrets),
+    stderr,
     spinnerStream: process.stderr,
     stdin: {
       isTTY: Boolean(stdin.isTTY),
-      readAll: cachedReadAll(() => process.stdin),
+      readAll: cachedReadAll(() => process.stdin, { isTTY: Boolean(stdin.isTTY), stderr, signal }),
       stream: () => process.stdin,
     },
     env: process.env,
@@ -113,28 +207,48 @@ export function createProcessContext(signal: AbortSignal): Context {
       return promptSecret(stdin, process.stderr, question);
     },
     signal,
+    secondInterrupt,
     addSecret: (value) => {
       if (value) secrets.add(value);
     },
   };
 }
 
+/** Resolves once everything written to the stream so far has left the process (or failed to). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || stream.writableEnded) resolve();
+    else stream.write('', () => resolve());
+  });
+}
+
 export async function main(): Promise<void> {
   const controller = new AbortController();
+  const second = new AbortController();
+  let claimed = false;
   let interrupts = 0;
   const onSignal = (name: NodeJS.Signals) => {
     interrupts++;
-    if (interrupts > 1) process.exit(ExitCode.interrupted);
-    controller.abort(new InterruptedError(`Interrupted (${name}).`));
+    if (interrupts === 1) controller.abort(new InterruptedError(`Interrupted (${name}).`));
+    else if (interrupts === 2 && claimed) second.abort(new InterruptedError(`Interrupted again (${name}).`));
+    else process.exit(ExitCode.interrupted);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // A closed pipe (`esign … | head -1`) is not an error worth a stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? ExitCode.ok);
+  const ctx = createProcessContext(controller.signal, {
+    signal: second.signal,
+    claim: () => {
+      claimed = true;
+    },
   });
-  const ctx = createProcessContext(controller.signal);
-  const code = await run(process.argv.slice(2), ctx);
+  let code = await run(process.argv.slice(2), ctx);
+  // An output that could not be written is a failure, never exit 0: a closed pipe or a full disk
+  // shows up as an error event after the write, so wait until stdout has taken everything.
+  await flushed(process.stdout);
+  const failure = ctx.stdout.failure?.();
+  if (failure && code === ExitCode.ok) {
+    code = reportError(new OutputFailedError(failure), ctx, { json: false, verbose: false });
+  }
   process.exitCode = code;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

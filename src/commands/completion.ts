@@ -1,117 +1,190 @@
-// esign completion bash|zsh|fish: completion scripts generated from the command tree itself, so
-// they never fall behind the commands and flags.
-import type { Command } from 'commander';
-import type { CommandInput } from '../cli.js';
+// esign completion bash|zsh|fish: a small script per shell that asks esign itself what can come
+// next (`esign __complete -- <words>`), as gh and other cobra-built tools do. The logic lives once,
+// here, over the command tree, so it never falls behind the commands and flags and is the same in
+// every shell: subcommands and flags at every depth, values of flags (choices, profile names from
+// the config), and files where a file is expected.
+import * as z from 'zod/mini';
+import type { CommandTree, CompleteWith } from '../cli.js';
 import type { Context } from '../context.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode } from '../errors.js';
+import { globalOptions } from './options.js';
 
-interface Node {
-  path: string[];
-  subcommands: string[];
-  flags: string[];
-}
+export const options = z.object({
+  ...globalOptions,
+  shell: z.enum(['bash', 'zsh', 'fish'], { error: 'must be one of: bash, zsh, fish' }),
+});
 
-function walk(command: Command, path: string[], globals: string[], out: Node[]): void {
-  const own = command.options.flatMap((option) =>
-    [option.long, option.short].filter((f): f is string => Boolean(f)),
-  );
-  const flags = [...new Set([...own, ...globals, '--help'])];
-  out.push({ path, subcommands: command.commands.map((c) => c.name()), flags });
-  for (const child of command.commands)
-    walk(
-      child,
-      [...path, child.name()],
-      path.length === 0 ? own.filter((f) => f !== '--version' && f !== '-v') : globals,
-      out,
-    );
-}
+type CompletionOptions = z.infer<typeof options>;
 
-function bash(nodes: Node[]): string {
-  const cases = nodes
-    .map((n) => `    "${n.path.join(' ')}") words="${[...n.subcommands, ...n.flags].join(' ')}" ;;`)
-    .join('\n');
-  return `# bash completion for esign
-_esign() {
-  local cur path="" i w words
-  cur="\${COMP_WORDS[COMP_CWORD]}"
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    [[ $w == -* ]] && continue
-    case " $path $w" in
-${nodes
-  .filter((n) => n.subcommands.length > 0)
-  .flatMap((n) =>
-    n.subcommands.map((s) => `      " ${[...n.path, s].join(' ')}") path="${[...n.path, s].join(' ')}" ;;`),
-  )
-  .join('\n')}
-    esac
-  done
-  case "$path" in
-${cases}
-  esac
-  COMPREPLY=($(compgen -W "$words" -- "$cur"))
-  [[ $cur != -* && $words != *[a-z]* ]] && COMPREPLY=($(compgen -f -- "$cur"))
-}
-complete -o default -F _esign esign
-`;
-}
-
-function zsh(nodes: Node[]): string {
-  return `#compdef esign
-# zsh completion for esign
-_esign() {
-  local -a words_
-  local path_="" w
-  for w in \${words[2,CURRENT-1]}; do
-    [[ $w == -* ]] && continue
-    case "$path_ $w" in
-${nodes
-  .filter((n) => n.subcommands.length > 0)
-  .flatMap((n) =>
-    n.subcommands.map(
-      (s) =>
-        `      "${n.path.length ? ` ${n.path.join(' ')}` : ''} ${s}") path_="${[...n.path, s].join(' ')}" ;;`,
-    ),
-  )
-  .join('\n')}
-    esac
-  done
-  case "$path_" in
-${nodes.map((n) => `    "${n.path.join(' ')}") words_=(${[...n.subcommands, ...n.flags].join(' ')}) ;;`).join('\n')}
-  esac
-  compadd -- $words_
-  _files
-}
-compdef _esign esign
-`;
-}
-
-function fish(nodes: Node[]): string {
-  const lines = ['# fish completion for esign', 'complete -c esign -f'];
-  for (const n of nodes) {
-    const condition =
-      n.path.length === 0
-        ? '__fish_use_subcommand'
-        : `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}`;
-    for (const sub of n.subcommands) lines.push(`complete -c esign -n '${condition}' -a ${sub}`);
-    for (const flag of n.flags) {
-      if (flag.startsWith('--')) lines.push(`complete -c esign -n '${condition}' -l ${flag.slice(2)}`);
-      else lines.push(`complete -c esign -n '${condition}' -s ${flag.slice(1)}`);
-    }
-  }
-  lines.push("complete -c esign -n '__fish_seen_subcommand_from batch' -F");
-  return `${lines.join('\n')}\n`;
-}
-
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const shell = input.args[0] ?? '';
-  const generators: Record<string, (nodes: Node[]) => string> = { bash, zsh, fish };
-  const generate = generators[shell];
-  if (!generate) throw new UsageError(`Unknown shell '${shell}'.`, { hint: 'Use one of: bash, zsh, fish.' });
-  let root = input.command;
-  while (root.parent) root = root.parent;
-  const nodes: Node[] = [];
-  walk(root, [], [], nodes);
-  ctx.stdout.write(generate(nodes));
+export async function run(options: CompletionOptions, ctx: Context): Promise<number> {
+  ctx.stdout.write(SCRIPTS[options.shell]);
   return ExitCode.ok;
 }
+
+/** What the shell should offer: words (each maybe with a tab and a description), and whether files too. */
+export interface Completion {
+  words: { value: string; description?: string }[];
+  files: boolean;
+}
+
+const HELP_FLAG = { flags: ['--help', '-h'], takesValue: false };
+
+function findOption(node: CommandTree, root: CommandTree, flag: string) {
+  const name = flag.includes('=') ? flag.slice(0, flag.indexOf('=')) : flag;
+  return [...node.options, ...(node === root ? [] : root.options), HELP_FLAG].find((o) =>
+    o.flags.includes(name),
+  );
+}
+
+function valuesFor(complete: CompleteWith | undefined, profiles: readonly string[]): Completion {
+  if (complete === 'file') return { words: [], files: true };
+  if (complete === 'profile') return { words: profiles.map((value) => ({ value })), files: false };
+  return { words: (complete ?? []).map((value) => ({ value })), files: false };
+}
+
+/**
+ * Completes the word under the cursor. `words` are the words after `esign`, the last one being the
+ * word under the cursor (empty after a space).
+ */
+export function complete(
+  root: CommandTree,
+  words: readonly string[],
+  profiles: readonly string[],
+): Completion {
+  const current = words[words.length - 1] ?? '';
+  const before = words.slice(0, -1);
+  let node = root;
+  let positionals = 0;
+  let pendingValue: { complete?: CompleteWith | undefined; takesValue: boolean } | undefined;
+  let afterDashes = false;
+  for (const word of before) {
+    if (pendingValue) {
+      pendingValue = undefined;
+      continue;
+    }
+    if (!afterDashes && word === '--') {
+      afterDashes = true;
+      continue;
+    }
+    if (!afterDashes && word.startsWith('-') && word !== '-') {
+      const option = findOption(node, root, word);
+      if (option?.takesValue && !word.includes('=')) pendingValue = option;
+      continue;
+    }
+    const sub =
+      positionals === 0
+        ? node.subcommands.find((c) => c.name === word || c.aliases.includes(word))
+        : undefined;
+    if (sub) node = sub;
+    else positionals++;
+  }
+
+  let result: Completion;
+  if (pendingValue) result = valuesFor(pendingValue.complete, profiles);
+  else if (current.startsWith('-') && !afterDashes) {
+    const flags = [...node.options, ...(node === root ? [] : root.options), HELP_FLAG]
+      .flatMap((o) => o.flags.filter((f) => f.startsWith('--')))
+      .filter((f) => f !== '--version' || node === root);
+    result = { words: [...new Set(flags)].map((value) => ({ value })), files: false };
+  } else if (node.name === 'help' && node !== root) {
+    let target = root;
+    for (const word of before.slice(before.indexOf('help') + 1)) {
+      target = target.subcommands.find((c) => c.name === word) ?? target;
+    }
+    const topics = target === root ? ['environment', 'exit-codes'] : [];
+    result = {
+      words: [
+        ...target.subcommands
+          .filter((c) => c.name !== 'help')
+          .map((c) => ({ value: c.name, description: c.description })),
+        ...topics.map((value) => ({ value })),
+      ],
+      files: false,
+    };
+  } else if (node.subcommands.length > 0 && positionals === 0) {
+    result = {
+      words: node.subcommands.map((c) => ({ value: c.name, description: c.description })),
+      files: false,
+    };
+  } else {
+    result = valuesFor(node.args[positionals]?.complete, profiles);
+  }
+  return { files: result.files, words: result.words.filter((w) => w.value.startsWith(current)) };
+}
+
+/** The `__complete` protocol: one candidate a line (value, a tab, a description), then `:files` or `:none`. */
+export function formatCompletion(completion: Completion): string {
+  const lines = completion.words.map((w) =>
+    w.description ? `${w.value}\t${w.description.replace(/[\t\n]/g, ' ')}` : w.value,
+  );
+  return `${[...lines, completion.files ? ':files' : ':none'].join('\n')}\n`;
+}
+
+const BASH = `# bash completion for esign (needs the bash-completion package for the best results)
+_esign() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" out line directive
+  out=$(esign __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) || return 0
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case "$line" in
+      :*) directive="\${line#:}" ;;
+      "") ;;
+      *) COMPREPLY+=("\${line%%$'\\t'*}") ;;
+    esac
+  done <<< "$out"
+  if [[ $directive == files ]]; then
+    compopt -o filenames 2>/dev/null
+    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+  fi
+  return 0
+}
+complete -F _esign esign
+`;
+
+const ZSH = `#compdef esign
+# zsh completion for esign
+_esign() {
+  local out directive line
+  local -a values descriptions
+  out=$(esign __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
+  for line in "\${(@f)out}"; do
+    case "$line" in
+      :*) directive="\${line#:}" ;;
+      "") ;;
+      *) values+=("\${line%%$'\\t'*}")
+         if [[ $line == *$'\\t'* ]]; then descriptions+=("\${line%%$'\\t'*}  -- \${line#*$'\\t'}"); else descriptions+=("\${line}"); fi ;;
+    esac
+  done
+  (( \${#values} )) && compadd -l -d descriptions -- "\${values[@]}"
+  [[ $directive == files ]] && _files
+  return 0
+}
+# Loaded from fpath by compinit, this file is the body of _esign: complete right away, so the first
+# Tab in a new shell works too. Sourced (source <(esign completion zsh)), register the function.
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _esign "$@"
+else
+  compdef _esign esign
+fi
+`;
+
+const FISH = `# fish completion for esign
+function __esign_complete
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l out (esign __complete -- $words (commandline -ct) 2>/dev/null)
+    or return
+    for line in $out
+        switch $line
+            case ':files'
+                __fish_complete_path (commandline -ct)
+            case ':*'
+            case '*'
+                printf '%s\\n' $line
+        end
+    end
+end
+complete -c esign -f -a '(__esign_complete)'
+`;
+
+const SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH } as const;

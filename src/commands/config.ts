@@ -1,6 +1,7 @@
 // esign config get|set|unset|list: per-profile settings. The token is not one of them: it is a
 // secret, stored only by `esign login`.
-import type { CommandInput } from '../cli.js';
+import * as z from 'zod/mini';
+import type { CommandModule } from '../cli.js';
 import { configDir } from '../config/paths.js';
 import { maskToken, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
 import {
@@ -12,7 +13,7 @@ import {
 } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import type { CommonOptions } from './settings.js';
+import { GlobalOptions, globalOptions } from './options.js';
 
 const KEYS = ['base_url'] as const;
 type Key = (typeof KEYS)[number];
@@ -27,59 +28,86 @@ function checkKey(key: string): Key {
   throw new UsageError(`Unknown setting '${key}'.`, { hint: `Settings: ${KEYS.join(', ')}.` });
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const options = input.options as CommonOptions & { json?: boolean };
-  const profile = resolveProfileName(options, ctx.env).value;
-  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-  const [rawKey = '', value = ''] = input.args;
+const KeyOption = z.object({ ...globalOptions, key: z.string() });
+type KeyOption = z.infer<typeof KeyOption>;
 
-  switch (input.command.name()) {
-    case 'get': {
-      const key = checkKey(rawKey);
-      const stored = getProfile(readConfigFile(dir), profile)?.[key];
-      if (stored === undefined) ctx.stderr.write(`${key} is not set for profile '${profile}'.\n`);
-      else ctx.stdout.write(`${stored}\n`);
-      return ExitCode.ok;
-    }
-    case 'set': {
-      const key = checkKey(rawKey);
-      const normalized = normalizeBaseUrl(value, `base_url '${value}'`);
-      await updateConfigFile(dir, (config) => {
-        ensureProfile(config, profile)[key] = normalized;
-      });
-      ctx.stderr.write(`Set ${key} for profile '${profile}' to ${normalized}\n`);
-      return ExitCode.ok;
-    }
-    case 'unset': {
-      const key = checkKey(rawKey);
-      if (getProfile(readConfigFile(dir), profile)?.[key] === undefined) {
-        ctx.stderr.write(`${key} was not set for profile '${profile}'.\n`);
-        return ExitCode.ok;
-      }
-      await updateConfigFile(dir, (config) => {
-        const entry = getProfile(config, profile);
-        if (entry) delete entry[key];
-        pruneProfile(config, profile);
-      });
-      ctx.stderr.write(`Removed ${key} from profile '${profile}'.\n`);
-      return ExitCode.ok;
-    }
-    default: {
-      const config = readConfigFile(dir);
-      const entry = getProfile(config, profile) ?? {};
-      const listing = {
-        profile,
-        base_url: entry.base_url ?? null,
-        token: entry.token ? maskToken(entry.token) : null,
-        profiles: Object.keys(config.profiles ?? {}),
-      };
-      if (options.json) ctx.stdout.write(`${JSON.stringify(listing)}\n`);
-      else {
-        ctx.stdout.write(
-          `profile=${listing.profile}\nbase_url=${listing.base_url ?? ''}\ntoken=${listing.token ?? ''}\nprofiles=${listing.profiles.join(',')}\n`,
-        );
-      }
-      return ExitCode.ok;
-    }
-  }
+/** The profile a config command works on, and the folder of the config file. */
+function target(options: GlobalOptions, ctx: Context): { profile: string; dir: string } {
+  return {
+    profile: resolveProfileName(options, ctx.env).value,
+    dir: configDir(ctx.env, ctx.platform, ctx.homedir),
+  };
 }
+
+/** `esign config get <key>`: the value on stdout; exit 1 when it is not set (as `git config` does). */
+export const get: CommandModule<KeyOption> = {
+  options: KeyOption,
+  async run(options, ctx) {
+    const key = checkKey(options.key);
+    const { profile, dir } = target(options, ctx);
+    const stored = getProfile(readConfigFile(dir), profile)?.[key];
+    if (stored === undefined) {
+      ctx.stderr.write(`${key} is not set for profile '${profile}'.\n`);
+      return ExitCode.internal;
+    }
+    ctx.stdout.write(`${stored}\n`);
+    return ExitCode.ok;
+  },
+};
+
+const SetOptions = z.object({ ...globalOptions, key: z.string(), value: z.string() });
+
+export const set: CommandModule<z.infer<typeof SetOptions>> = {
+  options: SetOptions,
+  async run(options, ctx) {
+    const key = checkKey(options.key);
+    const { profile, dir } = target(options, ctx);
+    const normalized = normalizeBaseUrl(options.value, `base_url '${options.value}'`);
+    await updateConfigFile(dir, (config) => {
+      ensureProfile(config, profile)[key] = normalized;
+    });
+    ctx.stderr.write(`Set ${key} for profile '${profile}' to ${normalized}\n`);
+    return ExitCode.ok;
+  },
+};
+
+export const unset: CommandModule<KeyOption> = {
+  options: KeyOption,
+  async run(options, ctx) {
+    const key = checkKey(options.key);
+    const { profile, dir } = target(options, ctx);
+    if (getProfile(readConfigFile(dir), profile)?.[key] === undefined) {
+      ctx.stderr.write(`${key} was not set for profile '${profile}'.\n`);
+      return ExitCode.ok;
+    }
+    await updateConfigFile(dir, (config) => {
+      const entry = getProfile(config, profile);
+      if (entry) delete entry[key];
+      pruneProfile(config, profile);
+    });
+    ctx.stderr.write(`Removed ${key} from profile '${profile}'.\n`);
+    return ExitCode.ok;
+  },
+};
+
+export const list: CommandModule<GlobalOptions> = {
+  options: GlobalOptions,
+  async run(options, ctx) {
+    const { profile, dir } = target(options, ctx);
+    const config = readConfigFile(dir);
+    const entry = getProfile(config, profile) ?? {};
+    const listing = {
+      profile,
+      base_url: entry.base_url ?? null,
+      token: entry.token ? maskToken(entry.token) : null,
+      profiles: Object.keys(config.profiles ?? {}),
+    };
+    if (options.json) ctx.stdout.write(`${JSON.stringify(listing)}\n`);
+    else {
+      ctx.stdout.write(
+        `profile=${listing.profile}\nbase_url=${listing.base_url ?? ''}\ntoken=${listing.token ?? ''}\nprofiles=${listing.profiles.join(',')}\n`,
+      );
+    }
+    return ExitCode.ok;
+  },
+};

@@ -1,12 +1,12 @@
 // esign login: store a token (and the base URL, when given) in a profile. Nothing is sent.
-import type { CommandInput } from '../cli.js';
+import * as z from 'zod/mini';
 import { configDir, configFilePath } from '../config/paths.js';
 import { normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
 import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { themeFor } from '../io/theme.js';
-import type { CommonOptions } from './settings.js';
+import { globalOptions } from './options.js';
 
 const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
 
@@ -24,8 +24,22 @@ export function checkToken(raw: string): string {
   return token;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const options = input.options as CommonOptions & { withToken?: boolean };
+export const options = z.object({
+  ...globalOptions,
+  withToken: z.optional(z.boolean()),
+  /** A hidden flag, there only to explain why a token is never taken as one. */
+  token: z.optional(z.union([z.string(), z.boolean()])),
+});
+
+type LoginOptions = z.infer<typeof options>;
+
+export async function run(options: LoginOptions, ctx: Context): Promise<number> {
+  if (options.token !== undefined) {
+    if (typeof options.token === 'string') ctx.addSecret(options.token);
+    throw new UsageError('esign never takes a token as a flag; nothing was stored.', {
+      hint: 'A flag shows up in `ps` and in your shell history. Run `esign login` to paste it at a hidden prompt, or pipe it in: printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
+    });
+  }
   const profile = resolveProfileName(options, ctx.env).value;
   const baseUrl = options.baseUrl === undefined ? undefined : normalizeBaseUrl(options.baseUrl, '--base-url');
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);

@@ -1,14 +1,16 @@
 // esign logout: forget a profile's token. The token stays valid on the server until it is revoked.
-import type { CommandInput } from '../cli.js';
+import type * as z from 'zod/mini';
 import { configDir, configFilePath } from '../config/paths.js';
 import { resolveProfileName } from '../config/settings.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
-import type { CommonOptions } from './settings.js';
+import { GlobalOptions } from './options.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const profile = resolveProfileName(input.options as CommonOptions, ctx.env).value;
+export const options = GlobalOptions;
+
+export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
+  const profile = resolveProfileName(options, ctx.env).value;
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   if (getProfile(readConfigFile(dir), profile)?.token === undefined) {
     ctx.stderr.write(`No token is stored for profile '${profile}'; nothing to do.\n`);

@@ -2,80 +2,34 @@
 // usage error naming the flag); the server lives in src/sandbox/. Start-up details go to stdout (a
 // readable block, or one JSON object with --json); request logs and notes go to stderr.
 import * as z from 'zod/mini';
-import type { CommandInput } from '../cli.js';
 import type { Context } from '../context.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { loadSeedFile } from '../sandbox/seed.js';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
+import { globalOptions, share, wholeNumber } from './options.js';
 
-const digits = /^\d+$/;
-const wholeNumber = (what: string, max: number) =>
-  z.string().check(z.refine((s) => digits.test(s) && Number(s) <= max, `must be ${what}`));
-const share = () =>
-  z
-    .string()
-    .check(
-      z.refine(
-        (s) => /^(\d+(\.\d*)?|\.\d+)$/.test(s) && Number(s) <= 1,
-        'must be a number from 0 to 1, like 0.1',
-      ),
-    );
-
-/** The raw flags commander hands over, as strings. */
-const SandboxFlags = z.object({
-  port: wholeNumber('a port number from 0 to 65535 (0 picks a free port)', 65535),
-  host: z
-    .string()
-    .check(
-      z.refine((s) => s.trim() !== '' && !/\s/.test(s), 'must be an address to listen on, like 127.0.0.1'),
-    ),
-  seed: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
-  state: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
-  json: z.optional(z.boolean()),
-  latency: z.optional(wholeNumber('a whole number of milliseconds from 0 to 60000', 60_000)),
-  failRate: z.optional(share()),
-  rateLimit: z.optional(
+/** The flags, typed and checked: a bad value is a usage error naming the flag. */
+export const options = z.object({
+  ...globalOptions,
+  port: z._default(wholeNumber(0, 65535, 'a port number from 0 to 65535 (0 picks a free port)'), 4010),
+  host: z._default(
     z
       .string()
       .check(
-        z.refine(
-          (s) => digits.test(s) && Number(s) >= 1 && Number(s) <= 1_000_000,
-          'must be a whole number of requests per second, at least 1',
-        ),
+        z.refine((s) => s.trim() !== '' && !/\s/.test(s), 'must be an address to listen on, like 127.0.0.1'),
       ),
+    '127.0.0.1',
   ),
+  seed: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
+  state: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
+  latency: z.optional(wholeNumber(0, 60_000, 'a whole number of milliseconds from 0 to 60000')),
+  failRate: z.optional(share()),
+  rateLimit: z.optional(wholeNumber(1, 1_000_000, 'a whole number of requests per second, at least 1')),
   dropRate: z.optional(share()),
-  seedRandom: z.optional(wholeNumber('a whole number from 0 to 4294967295', 2 ** 32 - 1)),
+  seedRandom: z.optional(wholeNumber(0, 2 ** 32 - 1)),
 });
-type SandboxFlags = z.infer<typeof SandboxFlags>;
-
-const FLAG_NAMES: Record<string, string> = {
-  port: '--port',
-  host: '--host',
-  seed: '--seed',
-  state: '--state',
-  latency: '--latency',
-  failRate: '--fail-rate',
-  rateLimit: '--rate-limit',
-  dropRate: '--drop-rate',
-  seedRandom: '--seed-random',
-};
-
-/** Checks the flags; throws UsageError naming each bad one. */
-export function parseSandboxFlags(options: Record<string, unknown>): SandboxFlags {
-  const parsed = SandboxFlags.safeParse(options);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const key = String(issue.path[0] ?? '');
-    const flag = FLAG_NAMES[key] ?? `--${key}`;
-    return `${flag} ${issue.message} (got ${JSON.stringify(options[key])})`;
-  });
-  throw new UsageError(`${problems[0]}.`, {
-    details: problems.slice(1),
-    hint: 'Run `esign sandbox --help` to see the flags and examples.',
-  });
-}
+type SandboxFlags = z.infer<typeof options>;
 
 const isLoopback = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
 
@@ -86,11 +40,10 @@ function shellQuote(value: string): string {
 
 function faultsSummary(flags: SandboxFlags, sandbox: RunningSandbox): string | undefined {
   const parts: string[] = [];
-  if (flags.latency !== undefined && Number(flags.latency) > 0) parts.push(`latency ${flags.latency} ms`);
-  if (flags.failRate !== undefined && Number(flags.failRate) > 0)
-    parts.push(`fail-rate ${flags.failRate} (503)`);
+  if (flags.latency) parts.push(`latency ${flags.latency} ms`);
+  if (flags.failRate) parts.push(`fail-rate ${flags.failRate} (503)`);
   if (flags.rateLimit !== undefined) parts.push(`rate-limit ${flags.rateLimit}/s per organisation (429)`);
-  if (flags.dropRate !== undefined && Number(flags.dropRate) > 0) parts.push(`drop-rate ${flags.dropRate}`);
+  if (flags.dropRate) parts.push(`drop-rate ${flags.dropRate}`);
   if (parts.length === 0) return undefined;
   return `${parts.join(', ')}; dice seeded with --seed-random ${sandbox.randomSeed}`;
 }
@@ -103,10 +56,10 @@ function startupJson(sandbox: RunningSandbox, flags: SandboxFlags): string {
     state_file: sandbox.statePath,
     restored: sandbox.restored,
     faults: {
-      latency_ms: Number(flags.latency ?? 0),
-      fail_rate: Number(flags.failRate ?? 0),
-      rate_limit: flags.rateLimit === undefined ? null : Number(flags.rateLimit),
-      drop_rate: Number(flags.dropRate ?? 0),
+      latency_ms: flags.latency ?? 0,
+      fail_rate: flags.failRate ?? 0,
+      rate_limit: flags.rateLimit ?? null,
+      drop_rate: flags.dropRate ?? 0,
       seed_random: sandbox.randomSeed,
     },
     organisations: sandbox.organisations,
@@ -186,20 +139,19 @@ function batchedLog(ctx: Context): { log: (line: string) => void; flush: () => v
   return { log, flush };
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const flags = parseSandboxFlags(input.options);
+export async function run(flags: SandboxFlags, ctx: Context): Promise<number> {
   const seed = flags.seed === undefined ? undefined : await loadSeedFile(flags.seed);
   const { log, flush } = batchedLog(ctx);
   const options: SandboxOptions = {
-    port: Number(flags.port),
+    port: flags.port,
     host: flags.host,
     seed,
     statePath: flags.state,
-    latencyMs: Number(flags.latency ?? 0),
-    failRate: Number(flags.failRate ?? 0),
-    rateLimit: flags.rateLimit === undefined ? null : Number(flags.rateLimit),
-    dropRate: Number(flags.dropRate ?? 0),
-    randomSeed: flags.seedRandom === undefined ? undefined : Number(flags.seedRandom),
+    latencyMs: flags.latency ?? 0,
+    failRate: flags.failRate ?? 0,
+    rateLimit: flags.rateLimit ?? null,
+    dropRate: flags.dropRate ?? 0,
+    randomSeed: flags.seedRandom,
     log,
     now: () => ctx.now(),
   };

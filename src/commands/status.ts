@@ -1,14 +1,16 @@
 // esign status: which profile, base URL and token (masked) a command would use, and from where.
 import { existsSync } from 'node:fs';
-import type { CommandInput } from '../cli.js';
+import type * as z from 'zod/mini';
 import { describeSource, maskToken } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
-import { type CommonOptions, loadSettings } from './settings.js';
+import { GlobalOptions } from './options.js';
+import { loadSettings } from './settings.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const options = input.options as CommonOptions & { json?: boolean };
+export const options = GlobalOptions;
+
+export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
   const settings = loadSettings(options, ctx);
   const token = settings.token.value;
   const report = {

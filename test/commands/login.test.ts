@@ -230,12 +230,17 @@ describe('esign config', () => {
 });
 
 describe('esign completion', () => {
-  it.each(['bash', 'zsh', 'fish'])('prints a %s script that knows the commands and flags', async (shell) => {
+  it.each(['bash', 'zsh', 'fish'])('prints a %s script that asks esign what comes next', async (shell) => {
     const { code, stdout } = await runCli(['completion', shell]);
     expect(code).toBe(0);
-    for (const word of ['login', 'envelope', 'create', '--template', '--expires-in-days']) {
-      expect(stdout).toContain(shell === 'fish' && word.startsWith('--') ? `-l ${word.slice(2)}` : word);
-    }
+    expect(stdout).toContain('esign __complete --');
+    // What the script gets back knows the commands and flags at every depth.
+    const top = await runCli(['__complete', '--', '']);
+    for (const word of ['login', 'envelope', 'config', 'sandbox'])
+      expect(top.stdout).toMatch(new RegExp(`^${word}\t`, 'm'));
+    const flags = await runCli(['__complete', '--', 'envelope', 'create', '--']);
+    for (const word of ['--template', '--expires-in-days', '--profile'])
+      expect(flags.stdout).toMatch(new RegExp(`^${word}$`, 'm'));
   });
 
   it('rejects an unknown shell with exit 2', async () => {

@@ -50,6 +50,8 @@ export interface TestContextOptions {
   now?: Date;
   cwd?: string;
   signal?: AbortSignal;
+  /** The second Ctrl-C. */
+  secondSignal?: AbortSignal;
 }
 
 export interface TestContext extends Context {
@@ -77,7 +79,11 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     spinnerStream: err as unknown as NodeJS.WritableStream,
     stdin: {
       isTTY: options.stdinTTY ?? false,
-      readAll: cachedReadAll(() => Readable.from([Buffer.from(stdinText)])),
+      readAll: cachedReadAll(() => Readable.from([Buffer.from(stdinText)]), {
+        isTTY: options.stdinTTY ?? false,
+        stderr: err,
+        signal: options.signal,
+      }),
       stream: () => Readable.from([Buffer.from(stdinText)]),
     },
     env,
@@ -91,6 +97,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       return options.promptAnswer ?? '';
     },
     signal: options.signal ?? new AbortController().signal,
+    secondInterrupt: { signal: options.secondSignal ?? new AbortController().signal, claim: () => {} },
     addSecret: () => {},
   };
 }

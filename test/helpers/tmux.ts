@@ -10,14 +10,28 @@ export interface Terminal {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Types text literally, then Enter. */
   typeLine(text: string): void;
+  /** Types text literally, without Enter. */
+  type(text: string): void;
+  /** Presses keys by tmux name: 'Tab', 'C-c', 'C-d', 'Enter'. */
+  press(...keys: string[]): void;
   close(): void;
 }
 
-export function openTerminal(name: string, command: string): Terminal {
+export function openTerminal(
+  name: string,
+  command: string,
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Terminal {
   const session = `${name}-${process.pid}`;
   const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
   // `sleep` keeps the pane (and what it shows) after the command ends; close() ends it.
-  tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '20', `${command}; sleep 60`);
+  // Set in the command itself: a tmux server that is already running keeps its own environment.
+  const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+  const exports = Object.entries(options.env ?? {})
+    .map(([key, value]) => `export ${key}=${quote(value)}; `)
+    .join('');
+  const cd = options.cwd ? `cd ${quote(options.cwd)} && ` : '';
+  tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '20', `${exports}${cd}${command}; sleep 60`);
   const screens: string[] = [];
   return {
     screens,
@@ -34,6 +48,12 @@ export function openTerminal(name: string, command: string): Terminal {
     typeLine(text) {
       tmux('send-keys', '-t', session, '-l', text);
       tmux('send-keys', '-t', session, 'Enter');
+    },
+    type(text) {
+      tmux('send-keys', '-t', session, '-l', text);
+    },
+    press(...keys) {
+      tmux('send-keys', '-t', session, ...keys);
     },
     close() {
       spawnSync('tmux', ['kill-session', '-t', session]);

@@ -4,6 +4,7 @@ import { accessSync, constants, createReadStream, existsSync, statSync } from 'n
 import { unlink } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import * as z from 'zod/mini';
 import { ulid } from '../../api/schemas.js';
 import {
   type BatchDefaults,
@@ -17,7 +18,6 @@ import { dropTornTail, type PreviousResults, readPreviousResults } from '../../b
 import { readCsv, readJsonl } from '../../batch/readers.js';
 import { type BatchCounts, type ResultSink, runBatch } from '../../batch/run-batch.js';
 import { createSpool, type SpoolWriter } from '../../batch/spool.js';
-import type { CommandInput } from '../../cli.js';
 import type { Context } from '../../context.js';
 import {
   type Problems,
@@ -29,29 +29,26 @@ import { ExitCode, InputError, InterruptedError, UsageError } from '../../errors
 import { describeReadError } from '../../io/files.js';
 import { acquireLock, releaseLock } from '../../io/lock.js';
 import { spinnerWanted } from '../../io/spinner.js';
-import { type CommonOptions, connect, loadSettings } from '../settings.js';
+import { globalOptions, repeated, wholeNumber } from '../options.js';
+import { connect, loadSettings } from '../settings.js';
 
-interface BatchFlags extends CommonOptions {
-  format?: InputFormat;
-  template?: string;
-  data?: string[];
-  set?: string[];
-  expiresInDays?: string;
-  concurrency: string;
-  maxRetries: string;
-  output?: string;
-  resume?: boolean;
-  retryUnknown?: boolean;
-}
+export const options = z.object({
+  ...globalOptions,
+  file: z.string(),
+  format: z.optional(z.enum(['jsonl', 'csv'], { error: 'must be jsonl or csv' })),
+  template: z.optional(z.string()),
+  data: repeated(),
+  set: repeated(),
+  expiresInDays: z.optional(z.string()),
+  concurrency: z._default(wholeNumber(1, 64), 4),
+  maxRetries: z._default(wholeNumber(0, 20), 5),
+  output: z.optional(z.string()),
+  resume: z.optional(z.boolean()),
+  retryUnknown: z.optional(z.boolean()),
+});
+type BatchFlags = z.infer<typeof options>;
 
 const MAX_LISTED_PROBLEMS = 20;
-
-function wholeNumber(raw: string, flag: string, min: number, max: number): number {
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
-    throw new UsageError(`${flag}: '${raw}' must be a whole number from ${min} to ${max}.`);
-  }
-  return Number(raw);
-}
 
 function formatOf(file: string, flag: InputFormat | undefined): InputFormat {
   if (flag) return flag;
@@ -228,12 +225,9 @@ function summaryLine(counts: BatchCounts, total: number, ms: number, where: stri
   return `Batch: ${counts.created} created, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.skipped} skipped of ${total} records in ${seconds.toFixed(1)} s (${rate.toFixed(0)}/s); results ${where}.\n`;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const flags = input.options as unknown as BatchFlags;
-  const file = input.args[0] ?? '';
+export async function run(flags: BatchFlags, ctx: Context): Promise<number> {
+  const { file, concurrency, maxRetries } = flags;
   const format = formatOf(file, flags.format);
-  const concurrency = wholeNumber(flags.concurrency, '--concurrency', 1, 64);
-  const maxRetries = wholeNumber(flags.maxRetries, '--max-retries', 0, 20);
   const output = flags.output === undefined ? undefined : resolve(ctx.cwd, flags.output);
   if (flags.resume && !output) {
     throw new UsageError('--resume needs --output <file>: the results of the earlier run are read from it.');

@@ -1,7 +1,6 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
 import * as z from 'zod/mini';
 import type { Envelope } from '../../api/schemas.js';
-import type { CommandInput } from '../../cli.js';
 import type { Context } from '../../context.js';
 import {
   normalizeRequest,
@@ -14,25 +13,28 @@ import {
 import { ExitCode, InputError, UsageError } from '../../errors.js';
 import { themeFor } from '../../io/theme.js';
 import { formatRelative, formatUtc } from '../../io/time.js';
-import { type CommonOptions, connect, loadSettings } from '../settings.js';
+import { globalOptions, repeated } from '../options.js';
+import { connect, loadSettings } from '../settings.js';
 
-/** The raw flags as commander hands them over. */
-const CreateFlags = z.object({
+/**
+ * The flags, typed. What they mean together (a ULID, an email, merge data from files) is checked
+ * against the API's own request schema in `run`, so that every problem is reported at once.
+ */
+export const options = z.object({
+  ...globalOptions,
   template: z.optional(z.string()),
-  data: z._default(z.array(z.string()), []),
-  set: z._default(z.array(z.string()), []),
+  data: repeated(),
+  set: repeated(),
   name: z.optional(z.string()),
   email: z.optional(z.string()),
   phone: z.optional(z.string()),
   expiresInDays: z.optional(z.string()),
   dryRun: z.optional(z.boolean()),
-  json: z.optional(z.boolean()),
   quiet: z.optional(z.boolean()),
 });
-type CreateFlags = z.infer<typeof CreateFlags> & CommonOptions;
+type CreateOptions = z.infer<typeof options>;
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const flags = { ...input.options, ...CreateFlags.parse(input.options) } as CreateFlags;
+export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
   const fromSet = parseSetFlags(flags.set, problems);

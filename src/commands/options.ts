@@ -1,0 +1,56 @@
+// The options step every command shares: commander hands over raw flags (strings, booleans, string
+// lists) and positional arguments by name; a command's zod schema turns them into typed, checked
+// options. These are the pieces those schemas are built from.
+import * as z from 'zod/mini';
+
+/** The global flags, accepted by every command (commander merges them in). */
+export const globalOptions = {
+  profile: z.optional(z.string()),
+  baseUrl: z.optional(z.string()),
+  /** Kept as text: the settings resolver checks it with ESIGN_TIMEOUT and says where a bad value came from. */
+  timeout: z.optional(z.string()),
+  verbose: z.optional(z.boolean()),
+  json: z.optional(z.boolean()),
+};
+
+export const GlobalOptions = z.object(globalOptions);
+export type GlobalOptions = z.infer<typeof GlobalOptions>;
+
+/** A whole number from `min` to `max`, given as text on the command line (or as a number default). */
+export function wholeNumber(min: number, max: number, what = `a whole number from ${min} to ${max}`) {
+  return z.pipe(
+    z.union([z.string(), z.number()]),
+    z.transform((raw, ctx) => {
+      const text = String(raw).trim();
+      const value = Number(text);
+      if (!/^\d+$/.test(text) || value < min || value > max) {
+        ctx.issues.push({
+          code: 'custom',
+          message: `must be ${what}`,
+          input: raw,
+        });
+        return z.NEVER;
+      }
+      return value;
+    }),
+  );
+}
+
+/** A share from 0 to 1, like 0.1. */
+export function share() {
+  return z.pipe(
+    z.union([z.string(), z.number()]),
+    z.transform((raw, ctx) => {
+      const text = String(raw).trim();
+      const value = Number(text);
+      if (!/^(\d+(\.\d*)?|\.\d+)$/.test(text) || value > 1) {
+        ctx.issues.push({ code: 'custom', message: 'must be a number from 0 to 1, like 0.1', input: raw });
+        return z.NEVER;
+      }
+      return value;
+    }),
+  );
+}
+
+/** A repeatable flag: commander collects it into a list; absent is an empty list. */
+export const repeated = () => z._default(z.array(z.string()), []);

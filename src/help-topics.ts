@@ -1,0 +1,55 @@
+// `esign help environment` and `esign help exit-codes`: the reference pages a script author needs.
+
+const ENVIRONMENT = `Environment variables
+
+Where a setting comes from, highest first:
+  command-line flag > environment variable > project file (.esign.json) > stored profile > default
+
+  ESIGN_PROFILE      Profile to use (flag --profile; default "default").
+  ESIGN_BASE_URL     API base URL, including /api/v1 (flag --base-url; or stored with
+                     \`esign login --base-url\` / \`esign config set base_url\`).
+  ESIGN_TOKEN        API token. Wins over the token stored by \`esign login\`. There is no flag:
+                     secrets never go on the command line.
+  ESIGN_TIMEOUT      Seconds a request may take, all of it (flag --timeout; default 30).
+  ESIGN_CONFIG_DIR   Folder of config.json (default: $XDG_CONFIG_HOME/esign, ~/.config/esign,
+                     or the platform's config folder).
+  ESIGN_CI           "none" turns off the GitHub Actions integration (flag --ci-output none).
+
+Read from the wider environment:
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY   Proxies for the API (loopback addresses are never proxied).
+  NODE_EXTRA_CA_CERTS                 Extra certificate authorities (a corporate TLS proxy).
+  NO_COLOR, FORCE_COLOR               Colour off or on; colour and spinners appear only on a terminal.
+  CI                                  Set by CI systems: no spinners.
+  GITHUB_ACTIONS, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY
+                                      GitHub Actions: step outputs, masking and a job summary.
+
+Examples:
+  $ ESIGN_PROFILE=staging esign status
+  $ ESIGN_TOKEN="$SECRET" ESIGN_BASE_URL=https://esign.example.com/api/v1 esign envelope create …
+`;
+
+const EXIT_CODES = `Exit codes
+
+  0    Success.
+  1    Unexpected internal error (a bug: run with --verbose and report it), or a setting asked
+       for with \`esign config get\` is not set.
+  2    Usage or input error found locally; nothing was sent.
+  3    Not authenticated: no token, or the API answered 401.
+  4    Forbidden: the API answered 403.
+  5    The API rejected the request (another 4xx, including 429 after retries).
+  6    Network failure: DNS, refused connection, TLS, proxy, timeout.
+  7    Server failure: 5xx, or an answer that does not match the API spec.
+  8    Batch finished, but some records failed.
+  9    The output could not be written (closed pipe, full disk): what was created is reported
+       on stderr.
+  130  Interrupted (Ctrl-C).
+
+Examples:
+  $ esign envelope create … -q > url.txt || echo "failed with $?"
+  $ esign status >/dev/null 2>&1; [ $? -eq 3 ] && esign login
+`;
+
+export const HELP_TOPICS: Record<string, string> = {
+  environment: ENVIRONMENT,
+  'exit-codes': EXIT_CODES,
+};

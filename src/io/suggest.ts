@@ -1,0 +1,46 @@
+// "Did you mean …?": the closest of a few known names to what was typed, when it is close enough.
+
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short strings. */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(
+        (d[i - 1]?.[j] ?? 0) + 1,
+        (d[i]?.[j - 1] ?? 0) + 1,
+        (d[i - 1]?.[j - 1] ?? 0) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, (d[i - 2]?.[j - 2] ?? 0) + 1);
+      }
+      (d[i] as number[])[j] = best;
+    }
+  }
+  return d[a.length]?.[b.length] ?? 0;
+}
+
+/** The known name closest to `typed` (at most a third of its length away), or undefined. */
+export function closest(typed: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const name of known) {
+    const distance = editDistance(typed.toLowerCase(), name.toLowerCase());
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  const allowed = Math.max(1, Math.floor(Math.max(typed.length, 3) / 3));
+  return best !== undefined && bestDistance > 0 && bestDistance <= allowed ? best : undefined;
+}
+
+/** " Did you mean 'x'?" or "" */
+export function didYouMean(typed: string, known: readonly string[]): string {
+  const match = closest(typed, known);
+  return match === undefined ? '' : ` Did you mean '${match}'?`;
+}

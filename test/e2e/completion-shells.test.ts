@@ -1,0 +1,137 @@
+// Tab completion in the real shells: bash (with the bash-completion package, installed the README's
+// way), zsh (from fpath with compinit, first Tab in a new shell) and fish, each in a tmux terminal,
+// with the built binary on PATH and a config that holds two profiles.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/spawn.js';
+import { hasTmux, openTerminal, type Terminal } from '../helpers/tmux.js';
+
+const has = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
+const hasBashCompletion = spawnSync('test', ['-f', BASH_COMPLETION]).status === 0;
+
+let home: string;
+let work: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'esign-shells-'));
+  work = join(home, 'work');
+  const bin = join(home, 'bin');
+  const config = join(home, 'config');
+  for (const dir of [work, bin, config]) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(bin, 'esign'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(bin, 'esign'), 0o755);
+  writeFileSync(
+    join(config, 'config.json'),
+    JSON.stringify({ profiles: { alpha: { base_url: 'https://a.example/api/v1' }, sandbox: {} } }),
+    { mode: 0o600 },
+  );
+  writeFileSync(join(work, 'hires.csv'), 'signatory_name,signatory_email\n');
+  writeFileSync(join(work, 'defaults.json'), '{}');
+  env = {
+    HOME: home,
+    PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+    ESIGN_CONFIG_DIR: config,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    TERM: 'xterm',
+  };
+  // Installed exactly as the README says (`esign completion --help` shows the same lines).
+  const install = spawnSync(
+    'sh',
+    [
+      '-c',
+      [
+        'mkdir -p ~/.local/share/bash-completion/completions',
+        'esign completion bash > ~/.local/share/bash-completion/completions/esign',
+        'mkdir -p ~/.zfunc && esign completion zsh > ~/.zfunc/_esign',
+        'mkdir -p ~/.config/fish/completions && esign completion fish > ~/.config/fish/completions/esign.fish',
+      ].join(' && '),
+    ],
+    { env, encoding: 'utf8' },
+  );
+  expect(install.stderr).toBe('');
+  expect(install.status).toBe(0);
+  writeFileSync(join(home, '.bashrc'), `PS1='$ '\n. ${BASH_COMPLETION}\n`);
+  writeFileSync(
+    join(home, '.zshrc'),
+    "PROMPT='%% '\nfpath+=(~/.zfunc)\nautoload -Uz compinit && compinit -u\n",
+  );
+});
+
+afterAll(() => {
+  spawnSync('rm', ['-rf', home]);
+});
+
+interface Shell {
+  name: string;
+  command: string;
+  available: boolean;
+}
+
+const shells: Shell[] = [
+  { name: 'bash', command: 'bash --rcfile ~/.bashrc -i', available: has('bash') && hasBashCompletion },
+  { name: 'zsh', command: 'zsh -i', available: has('zsh') },
+  {
+    name: 'fish',
+    command:
+      'fish --no-config -i -C "function fish_prompt; echo \'> \'; end; source ~/.config/fish/completions/esign.fish"',
+    available: has('fish'),
+  },
+];
+
+/** The line being edited: the last non-empty line of the screen that starts with the command. */
+function editedLine(screen: string): string {
+  const lines = screen.split('\n').filter((line) => line.includes('esign '));
+  return (lines[lines.length - 1] ?? '').trimEnd();
+}
+
+describe.each(shells)('Tab completion in $name', (shell) => {
+  let term: Terminal | undefined;
+  const open = async () => {
+    term = openTerminal(`complete-${shell.name}`, shell.command, { env, cwd: work });
+    await term.waitFor(/^[$%>]\s*$/m);
+    return term;
+  };
+  const tab = async (typed: string, expected: RegExp) => {
+    const t = await open();
+    t.type(typed);
+    await t.waitFor(new RegExp(typed.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')));
+    t.press('Tab');
+    const screen = await t.waitFor(expected);
+    return editedLine(screen);
+  };
+
+  it.skipIf(!hasTmux || !shell.available)('completes a subcommand at depth 2 on the first Tab', async () => {
+    expect(await tab('esign envelope cr', /esign envelope create/)).toMatch(/esign envelope create\s*$/);
+  });
+
+  it.skipIf(!hasTmux || !shell.available)('completes a flag of a subcommand', async () => {
+    expect(await tab('esign envelope create --tem', /--template/)).toMatch(/--template\s*$/);
+  });
+
+  it.skipIf(!hasTmux || !shell.available)(
+    "completes 'config s' to set, not to top-level commands",
+    async () => {
+      const line = await tab('esign config s', /esign config set/);
+      expect(line).toMatch(/esign config set\s*$/);
+      expect(line).not.toMatch(/status|sandbox/);
+    },
+  );
+
+  it.skipIf(!hasTmux || !shell.available)('completes profile names from the config', async () => {
+    expect(await tab('esign --profile sa', /--profile sandbox/)).toMatch(/--profile sandbox\s*$/);
+  });
+
+  it.skipIf(!hasTmux || !shell.available)('completes files after --data and for the batch file', async () => {
+    expect(await tab('esign envelope create --data def', /defaults\.json/)).toMatch(/defaults\.json\s*$/);
+    term?.close();
+    expect(await tab('esign envelope batch hi', /hires\.csv/)).toMatch(/hires\.csv\s*$/);
+  });
+
+  afterEach(() => term?.close());
+});
