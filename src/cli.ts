@@ -185,7 +185,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   program
     .command('help')
     .description('Show help for a command, or a topic: environment, exit-codes')
-    .argument('[topic...]', 'a command (e.g. envelope create) or a topic')
+    .argument('[topic...]', 'A command (e.g. envelope create) or a topic')
     .addHelpText(
       'after',
       examples(['esign help envelope create', 'esign help environment', 'esign help exit-codes']),
@@ -374,7 +374,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   program
     .command('completion')
     .description('Print a shell completion script')
-    .addArgument(argument('<shell>', 'bash, zsh or fish', ['bash', 'zsh', 'fish']))
+    .addArgument(argument('<shell>', 'The shell: bash, zsh or fish', ['bash', 'zsh', 'fish']))
     .addHelpText(
       'after',
       examples([

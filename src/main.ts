@@ -43,7 +43,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
   });
   watchModeFlags(program, mode);
   if (argv.length === 0) {
-    ctx.stdout.write(program.helpInformation());
+    program.outputHelp();
     return ExitCode.ok;
   }
   try {

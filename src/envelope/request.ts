@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CreateEnvelopeRequest, describeIssues } from '../api/schemas.js';
 import type { Context } from '../context.js';
+import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
 import { parseJsonText } from '../io/json.js';
 
@@ -78,8 +79,10 @@ export async function readMergeDataFiles(
     const where = path === '-' ? '--data - (standard input)' : `--data ${path}`;
     let text: string;
     try {
-      text = path === '-' ? await ctx.stdin.readAll() : await readFile(resolve(ctx.cwd, path), 'utf8');
+      text =
+        path === '-' ? await ctx.stdin.readAll('merge data') : await readFile(resolve(ctx.cwd, path), 'utf8');
     } catch (error) {
+      if (error instanceof InterruptedError) throw error; // Ctrl-C while reading standard input
       const why = describeReadError(error);
       problems.push(`${where}: cannot read the file (${why}).`);
       continue;

@@ -102,7 +102,7 @@ describe.each(shells)('Tab completion in $name', (shell) => {
     t.type(typed);
     await t.waitFor(new RegExp(typed.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')));
     t.press('Tab');
-    const screen = await t.waitFor(expected);
+    const screen = await t.waitFor(expected, 20_000);
     return editedLine(screen);
   };
 

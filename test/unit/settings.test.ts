@@ -102,7 +102,11 @@ describe('small pure helpers', () => {
     expect(formatRelative(new Date('2026-12-22T10:00:00Z'), now)).toBe('in 30 days');
     expect(formatRelative(new Date('2026-11-22T15:00:00Z'), now)).toBe('in 5 hours');
     expect(formatRelative(new Date('2026-11-20T10:00:00Z'), now)).toBe('2 days ago');
-    expect(formatRelative(new Date('2027-11-22T10:00:00Z'), now)).toBe('in 12 months');
+    // Issue 8: 365 days is a year, not "12 months".
+    expect(formatRelative(new Date('2027-11-22T10:00:00Z'), now)).toBe('in 1 year');
+    expect(formatRelative(new Date('2028-11-21T10:00:00Z'), now)).toBe('in 2 years');
+    expect(formatRelative(new Date('2027-02-20T10:00:00Z'), now)).toBe('in 90 days');
+    expect(formatRelative(new Date('2027-06-10T10:00:00Z'), now)).toBe('in 7 months');
   });
 
   it('colour: NO_COLOR wins, FORCE_COLOR forces, otherwise only on a TTY', () => {
