@@ -24,12 +24,15 @@ export interface CliErrorOptions {
   /** Extra lines shown under the message (per-field errors, a list of bad records). */
   details?: string[];
   cause?: unknown;
+  /** The request id of the exchange (the server's, else the one esign sent), for the service's support. */
+  requestId?: string | undefined;
 }
 
 export class CliError extends Error {
   readonly hint: string | undefined;
   readonly status: number | null;
   readonly details: string[];
+  readonly requestId: string | undefined;
 
   constructor(
     message: string,
@@ -43,6 +46,7 @@ export class CliError extends Error {
     this.hint = options.hint;
     this.status = options.status ?? null;
     this.details = options.details ?? [];
+    this.requestId = options.requestId;
   }
 }
 

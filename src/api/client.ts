@@ -10,8 +10,10 @@ import {
   RateLimitedError,
   ServerError,
 } from '../errors.js';
+import { escapeControl } from '../io/terminal-text.js';
 import { HttpClient, type HttpResponse } from './http.js';
-import { parseRetryAfter, retryDelay, sleep } from './retry.js';
+import { parseRateLimit, type RateLimitInfo, waitFromRateLimit } from './rate-limit-headers.js';
+import { retryDelay, sleep } from './retry.js';
 import {
   ApiErrorBody,
   type CreateEnvelopeRequest,
@@ -29,6 +31,8 @@ export interface ApiClientOptions {
   env: Env;
   userAgent: string;
   connections?: number;
+  /** Where the token came from (a SettingSource such as 'env ESIGN_TOKEN'), for the 401 hint. */
+  tokenSource?: string;
   now?: () => Date;
   /** Receives `--verbose` trace lines (never the token). */
   trace?: (line: string) => void;
@@ -49,6 +53,7 @@ export class ApiClient {
   readonly #headers: Record<string, string>;
   readonly #trace: ((line: string) => void) | undefined;
   readonly #now: () => Date;
+  readonly #context: ResponseContext;
 
   constructor(readonly options: ApiClientOptions) {
     this.http = new HttpClient(options);
@@ -56,6 +61,7 @@ export class ApiClient {
     this.#headers = { authorization: `Bearer ${options.token}` };
     this.#trace = options.trace;
     this.#now = options.now ?? (() => new Date());
+    this.#context = { baseUrl: options.baseUrl, tokenSource: options.tokenSource };
   }
 
   /** One POST, no retries; `body` may come serialized already. Throws NetworkError when no answer came back. */
@@ -65,7 +71,9 @@ export class ApiClient {
       `> POST ${this.createUrl.href} (${Buffer.byteLength(json)} bytes, Authorization: Bearer [redacted])`,
     );
     const response = await this.http.postJson(this.createUrl, json, this.#headers, signal);
-    this.#trace?.(`< ${response.status} in ${response.ms.toFixed(0)} ms (${response.text.length} bytes)`);
+    this.#trace?.(
+      `< ${response.status} in ${response.ms.toFixed(0)} ms (${response.text.length} bytes, request id ${escapeControl(response.requestId)})`,
+    );
     return response;
   }
 
@@ -75,7 +83,7 @@ export class ApiClient {
     const maxWaitMs = options.maxWaitMs ?? 60_000;
     for (let attempt = 0; ; attempt++) {
       const response = await this.sendCreate(body, options.signal);
-      const outcome = interpretCreateResponse(response, this.#now());
+      const outcome = this.interpret(response);
       if (outcome.ok) return outcome.envelope;
       const { error, retryable, retryAfterMs } = outcome;
       // Only when the server says when: a create is not idempotent, and a 503 without Retry-After
@@ -96,6 +104,11 @@ export class ApiClient {
     }
   }
 
+  /** interpretCreateResponse with this client's base URL and token source (for the hints). */
+  interpret(response: HttpResponse, now: Date = this.#now()): CreateOutcome {
+    return interpretCreateResponse(response, now, this.#context);
+  }
+
   close(): Promise<void> {
     return this.http.close();
   }
@@ -104,6 +117,13 @@ export class ApiClient {
 export type CreateOutcome =
   | { ok: true; envelope: Envelope }
   | { ok: false; error: CliError; retryable: boolean; retryAfterMs: number | undefined };
+
+/** What the messages say beyond the answer itself: which base URL was used, where the token came from. */
+export interface ResponseContext {
+  baseUrl?: string;
+  /** A SettingSource: 'env ESIGN_TOKEN', 'profile <name>', … */
+  tokenSource?: string;
+}
 
 function parseErrorBody(text: string): ApiErrorBody | undefined {
   try {
@@ -116,7 +136,7 @@ function parseErrorBody(text: string): ApiErrorBody | undefined {
 
 function fieldErrors(body: ApiErrorBody | undefined): string[] {
   return Object.entries(body?.errors ?? {}).flatMap(([field, messages]) =>
-    messages.map((m) => `${field}: ${m}`),
+    messages.map((m) => `${escapeControl(field)}: ${escapeControl(m)}`),
   );
 }
 
@@ -125,9 +145,75 @@ function looksLikeHtml(response: HttpResponse): boolean {
   return type.includes('html') || /^\s*</.test(response.text);
 }
 
+/** The longest API message shown; past it the text is cut with an ellipsis. */
+const MAX_API_MESSAGE = 500;
+
+/**
+ * `<what> (<status>, request id <id>).` then, when the API gave a message, ` The API said: "<message>"`
+ * (escaped, never re-punctuated).
+ */
+export function apiErrorMessage(
+  what: string,
+  status: number,
+  requestId: string | undefined,
+  apiMessage?: string,
+): string {
+  const id = requestId ? `, request id ${escapeControl(requestId)}` : '';
+  const head = `${what} (${status}${id}).`;
+  const said = apiMessage?.trim();
+  if (!said) return head;
+  const cut = said.length > MAX_API_MESSAGE ? `${said.slice(0, MAX_API_MESSAGE)}…` : said;
+  return `${head} The API said: "${escapeControl(cut)}"`;
+}
+
+/** A base URL the API's own 404 message names (the sandbox says which prefix it expects). */
+function namedBaseUrl(message: string | undefined): string | undefined {
+  const match = message?.match(/https?:\/\/[^\s"'<>]+?\/api\/v\d+/);
+  return match ? escapeControl(match[0]) : undefined;
+}
+
+function notFoundHint(apiMessage: string | undefined, context: ResponseContext): string {
+  if (apiMessage && /template/i.test(apiMessage)) {
+    return 'Check --template: no template with that id is visible to your token.';
+  }
+  const base = context.baseUrl ? `The base URL is ${context.baseUrl}; ` : 'Check the base URL: ';
+  const named = namedBaseUrl(apiMessage);
+  return `${base}it must include the API prefix /api/v1${named ? ` (the API names ${named})` : ''}. Fix it with --base-url, ESIGN_BASE_URL or \`esign config set base_url <url>\`.`;
+}
+
+function unauthenticatedHint(context: ResponseContext): string {
+  if (context.tokenSource === 'env ESIGN_TOKEN') {
+    return 'The token comes from ESIGN_TOKEN, so `esign login` would change nothing: set ESIGN_TOKEN to a valid token (in CI, update the secret), or unset it to use the stored one.';
+  }
+  return 'The token is invalid or was revoked. Create a new one in the dashboard (Settings → API Tokens → Create New Token), then run `esign login`.';
+}
+
+function seconds(ms: number): string {
+  return `${Math.max(1, Math.ceil(ms / 1000))} s`;
+}
+
+/** What a 429's headers say about when to try again, for the hint. */
+function rateLimitHint(info: RateLimitInfo, now: Date): string {
+  const parts: string[] = [];
+  if (info.retryAfterMs !== undefined) parts.push(`Try again in ${seconds(info.retryAfterMs)}.`);
+  else if (info.resetAt !== undefined) {
+    const wait = info.resetAt - now.getTime();
+    parts.push(wait > 0 ? `The quota resets in ${seconds(wait)}.` : 'The quota has reset; try again.');
+  }
+  if (info.limit !== undefined) {
+    const per = info.windowMs === undefined ? '' : ` per ${seconds(info.windowMs)}`;
+    parts.push(`The limit is ${info.limit} requests${per}.`);
+  }
+  return ['Slow down, or retry later.', ...parts].join(' ');
+}
+
 /** Maps one answer to the create endpoint to an envelope or the contract's error. */
-export function interpretCreateResponse(response: HttpResponse, now: Date): CreateOutcome {
-  const { status } = response;
+export function interpretCreateResponse(
+  response: HttpResponse,
+  now: Date,
+  context: ResponseContext = {},
+): CreateOutcome {
+  const { status, requestId } = response;
   if (status >= 200 && status < 300) {
     let data: unknown;
     try {
@@ -135,19 +221,27 @@ export function interpretCreateResponse(response: HttpResponse, now: Date): Crea
     } catch {
       return fail(
         new BadResponseError(
-          `The API answered ${status} with ${looksLikeHtml(response) ? 'an HTML page' : 'a body that is not JSON'}, not an envelope.`,
-          { status, hint: 'Is the base URL right? It must include /api/v1.' },
+          apiErrorMessage(
+            `The API answered with ${looksLikeHtml(response) ? 'an HTML page' : 'a body that is not JSON'}, not an envelope`,
+            status,
+            requestId,
+          ),
+          { status, requestId, hint: 'Is the base URL right? It must include /api/v1.' },
         ),
       );
     }
     const parsed = CreateEnvelopeResponse.safeParse(data);
     if (!parsed.success) {
       return fail(
-        new BadResponseError(`The API answered ${status}, but the body does not match the API spec.`, {
-          status,
-          details: describeIssues(parsed.error.issues),
-          hint: 'The envelope may have been created. Check the base URL, and report this if it persists.',
-        }),
+        new BadResponseError(
+          apiErrorMessage('The API answered, but the body does not match the API spec', status, requestId),
+          {
+            status,
+            requestId,
+            details: describeIssues(parsed.error.issues).map(escapeControl),
+            hint: 'The envelope may have been created. Check the base URL, and report this if it persists.',
+          },
+        ),
       );
     }
     return { ok: true, envelope: parsed.data.data };
@@ -155,54 +249,72 @@ export function interpretCreateResponse(response: HttpResponse, now: Date): Crea
 
   const body = parseErrorBody(response.text);
   const apiMessage = body?.message;
-  const said = apiMessage ? `: ${apiMessage}` : '';
-  const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now);
+  const message = (what: string) => apiErrorMessage(what, status, requestId, apiMessage);
   if (status === 401) {
     return fail(
-      new NotAuthenticatedError(`The API refused the token (401${said}).`, {
+      new NotAuthenticatedError(message('The API refused the token'), {
         status,
-        hint: 'The token is invalid or was revoked. Create a new one in the dashboard (Settings → API Tokens → Create New Token), then run `esign login`.',
+        requestId,
+        hint: unauthenticatedHint(context),
       }),
     );
   }
   if (status === 403) {
     return fail(
-      new ForbiddenError(`Forbidden (403${said}).`, {
+      new ForbiddenError(message('Forbidden'), {
         status,
+        requestId,
         hint: "The template belongs to another organisation than your token's. Check --template, or log in with that organisation's token.",
       }),
     );
   }
   if (status === 429) {
-    const when = retryAfterMs === undefined ? '' : ` Try again in ${Math.ceil(retryAfterMs / 1000)} s.`;
+    const info = parseRateLimit(response.headers, now);
     return {
       ok: false,
       retryable: true,
-      retryAfterMs,
-      error: new RateLimitedError(`Rate limited by the API (429${said}).`, {
+      retryAfterMs: waitFromRateLimit(info, now),
+      error: new RateLimitedError(message('Rate limited by the API'), {
         status,
-        hint: `Slow down, or retry later.${when}`,
+        requestId,
+        hint: rateLimitHint(info, now),
       }),
     };
   }
   if (status >= 400 && status < 500) {
     const what =
-      status === 404 ? 'Not found' : status === 422 ? 'The API rejected the request' : 'Request rejected';
+      status === 404
+        ? 'Not found'
+        : status === 413
+          ? 'The API refused the request as too large'
+          : status === 422
+            ? 'The API rejected the request'
+            : 'Request rejected';
     return fail(
-      new ApiRejectedError(`${what} (${status}${said}).`, {
+      new ApiRejectedError(message(what), {
         status,
+        requestId,
         details: fieldErrors(body),
         hint:
-          status === 404 ? 'Check --template: no template with that id is visible to your token.' : undefined,
+          status === 404
+            ? notFoundHint(apiMessage, context)
+            : status === 413
+              ? 'Nothing was created. Send less merge data.'
+              : undefined,
       }),
     );
   }
   const error = new ServerError(
     status >= 500
-      ? `The API failed (${status}${said}).`
-      : `The API answered with an unexpected status ${status}${looksLikeHtml(response) ? ' and an HTML page' : ''}.`,
+      ? message('The API failed')
+      : apiErrorMessage(
+          `The API answered with an unexpected status${looksLikeHtml(response) ? ' and an HTML page' : ''}`,
+          status,
+          requestId,
+        ),
     {
       status,
+      requestId,
       hint:
         status === 503
           ? 'The service is unavailable; try again shortly.'
@@ -211,7 +323,12 @@ export function interpretCreateResponse(response: HttpResponse, now: Date): Crea
             : 'Try again later.',
     },
   );
-  return { ok: false, error, retryable: status === 503, retryAfterMs };
+  return {
+    ok: false,
+    error,
+    retryable: status === 503,
+    retryAfterMs: status === 503 ? parseRateLimit(response.headers, now).retryAfterMs : undefined,
+  };
 }
 
 function fail(error: CliError): CreateOutcome {

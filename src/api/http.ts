@@ -1,5 +1,6 @@
 // The HTTP layer: one keep-alive undici agent per command, proxies from the environment, timeouts,
 // and network failures classified by whether the request may have reached the server.
+import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher as DispatcherType } from 'undici';
 import connect from 'undici/lib/api/api-connect.js';
@@ -26,9 +27,15 @@ export interface HttpOptions {
 
 export interface HttpResponse {
   status: number;
+  /**
+   * The response headers esign reads, by lower-case name (see RESPONSE_HEADERS); repeated headers
+   * are joined with ", ". Server text: escape before printing.
+   */
   headers: Record<string, string | undefined>;
   text: string;
   ms: number;
+  /** The server's request id (the first of REQUEST_ID_HEADERS present), else the X-Request-Id esign sent. */
+  requestId: string;
 }
 
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -42,27 +49,75 @@ interface DispatchHandler {
   onError(error: Error): void;
 }
 
-/** The response headers esign reads (Retry-After, Content-Type); decoding the rest costs for nothing. */
-const WANTED_HEADERS = new Set(['retry-after', 'content-type']);
+/** Where services put their id for a request, in the order esign prefers them. */
+export const REQUEST_ID_HEADERS = [
+  'x-request-id',
+  'request-id',
+  'x-amzn-requestid',
+  'x-amz-request-id',
+  'x-correlation-id',
+  'correlation-id',
+  'x-ms-request-id',
+  'x-github-request-id',
+  'x-trace-id',
+  'cf-ray',
+] as const;
 
-function headerObject(raw: Buffer[]): Record<string, string> {
+/** The rate-limit headers (see rate-limit-headers.ts). */
+export const RATE_LIMIT_HEADERS = [
+  'retry-after',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit',
+  'ratelimit-policy',
+] as const;
+
+/** The response headers esign reads; decoding the rest would cost for nothing. */
+export const RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  ...RATE_LIMIT_HEADERS,
+  ...REQUEST_ID_HEADERS,
+]);
+// A header whose name has none of these lengths is skipped without decoding its name.
+const WANTED_LENGTHS = new Uint8Array(64);
+for (const name of RESPONSE_HEADERS) WANTED_LENGTHS[name.length] = 1;
+
+/** A server's request id longer than this is cut (it is shown in messages). */
+const MAX_REQUEST_ID = 200;
+
+export function headerObject(raw: Buffer[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const nameBuffer = raw[i] as Buffer;
-    if (nameBuffer.length !== 11 && nameBuffer.length !== 12) continue; // neither wanted name
+    if (nameBuffer.length >= 64 || WANTED_LENGTHS[nameBuffer.length] === 0) continue;
     const name = nameBuffer.toString('latin1').toLowerCase();
-    if (!WANTED_HEADERS.has(name)) continue;
-    headers[name] = headers[name] === undefined ? String(raw[i + 1]) : `${headers[name]}, ${raw[i + 1]}`;
+    if (!RESPONSE_HEADERS.has(name)) continue;
+    const value = (raw[i + 1] as Buffer).toString('utf8').trim();
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   return headers;
 }
+
+/** The server's request id among decoded headers, if it gave one. */
+export function serverRequestId(headers: Record<string, string | undefined>): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headers[name];
+    if (value) return value.length > MAX_REQUEST_ID ? value.slice(0, MAX_REQUEST_ID) : value;
+  }
+  return undefined;
+}
+
 const LOOPBACK = 'localhost,127.0.0.1,[::1]';
 
 export class HttpClient {
   readonly #agent: DispatcherType;
   readonly #userAgent: string;
   #lastHeaders: Record<string, string> | undefined;
-  #lastJsonHeaders: Record<string, string> = {};
+  #lastJsonHeaders: string[] = [];
 
   constructor(options: HttpOptions) {
     const { env } = options;
@@ -93,6 +148,7 @@ export class HttpClient {
     signal?: AbortSignal,
   ): Promise<HttpResponse> {
     const started = performance.now();
+    const requestId = randomUUID();
     return new Promise((resolve, reject) => {
       let status = 0;
       let writing = false;
@@ -124,16 +180,18 @@ export class HttpClient {
         },
         onComplete: () => {
           settle();
+          const responseHeaders = headerObject(rawHeaders);
           resolve({
             status,
-            headers: headerObject(rawHeaders),
+            headers: responseHeaders,
             text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
             ms: performance.now() - started,
+            requestId: serverRequestId(responseHeaders) ?? requestId,
           });
         },
         onError: (error) => {
           settle();
-          reject(classifyNetworkError(error, url, signal, writing));
+          reject(classifyNetworkError(error, url, signal, writing, requestId));
         },
       };
       this.#agent.dispatch(
@@ -141,7 +199,7 @@ export class HttpClient {
           origin: url.origin,
           path: url.pathname + url.search,
           method: 'POST',
-          headers: this.#jsonHeaders(headers),
+          headers: [...this.#jsonHeaders(headers), 'x-request-id', requestId],
           body,
         },
         handler as unknown as DispatcherType.DispatchHandler,
@@ -150,15 +208,15 @@ export class HttpClient {
   }
 
   /** The request headers, built once per set of caller headers (a batch sends thousands alike). */
-  #jsonHeaders(headers: Record<string, string>): Record<string, string> {
+  #jsonHeaders(headers: Record<string, string>): string[] {
     if (headers !== this.#lastHeaders) {
       this.#lastHeaders = headers;
-      this.#lastJsonHeaders = {
+      this.#lastJsonHeaders = Object.entries({
         ...headers,
         'content-type': 'application/json',
         accept: 'application/json',
         'user-agent': this.#userAgent,
-      };
+      }).flat();
     }
     return this.#lastJsonHeaders;
   }
@@ -202,7 +260,13 @@ function errorCode(error: unknown): string | undefined {
  * error raised once the request was being written (`writing`) may have followed it out, whatever
  * its code: a route lost mid-request shows up as EHOSTUNREACH, say.
  */
-export function classifyNetworkError(error: unknown, url: URL, signal?: AbortSignal, writing = false): Error {
+export function classifyNetworkError(
+  error: unknown,
+  url: URL,
+  signal?: AbortSignal,
+  writing = false,
+  requestId?: string,
+): Error {
   if (signal?.aborted)
     return new InterruptedError(
       'Interrupted while waiting for the API. If the request had reached the server, the envelope may exist.',
@@ -231,12 +295,14 @@ export function classifyNetworkError(error: unknown, url: URL, signal?: AbortSig
     });
   }
   const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  const id = requestId ? `request id ${requestId}` : '';
   return new NetworkError(
     timedOut
-      ? `Network error: ${host} did not answer in time after the request was sent.`
-      : `Network error: the connection to ${host} broke after the request was sent (${code}).`,
+      ? `Network error: ${host} did not answer in time after the request was sent${id ? ` (${id})` : ''}.`
+      : `Network error: the connection to ${host} broke after the request was sent (${code}${id ? `, ${id}` : ''}).`,
     true,
     {
+      requestId,
       hint: 'The outcome is unknown: the envelope may have been created. Check before you try again, or you may send the signatory two envelopes.',
       cause: error,
       details: [detail],

@@ -1,6 +1,8 @@
 // When to try again after 429 or 503: the server's Retry-After when it gives one, otherwise
 // exponential backoff with full jitter (a random wait between 0 and base * 2^attempt, capped).
 
+import { parseRetryAfterHeader } from './rate-limit-headers.js';
+
 export interface BackoffOptions {
   baseMs: number;
   capMs: number;
@@ -10,14 +12,7 @@ export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 250, capMs: 30_000 };
 
 /** Retry-After as milliseconds from `now`: delta-seconds or an HTTP date. Undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  if (!/[a-z]/i.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now.getTime());
+  return parseRetryAfterHeader(Array.isArray(value) ? value[0] : value, now.getTime());
 }
 
 /** Full-jitter backoff for the given attempt (0 for the first retry). */

@@ -4,19 +4,21 @@
 // zod/mini is zod's tree-shakable build: the same validation with a functional API, at a fraction
 // of the start-up cost of the classic build (measured: ~20 ms less per process).
 import * as z from 'zod/mini';
+import { hasControl } from '../io/terminal-text.js';
 
 /** A ULID: 26 Crockford base-32 characters, the first at most 7 (48-bit time). Any case. */
 export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i;
+const CROCKFORD_26 = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 
 export const ulid = () =>
-  z
-    .string({ error: 'must be a string' })
-    .check(
-      z.regex(
-        ULID_PATTERN,
-        'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-      ),
-    );
+  z.string({ error: 'must be a string' }).check(
+    z.regex(CROCKFORD_26, {
+      error: 'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+      abort: true,
+    }),
+    // 26 base-32 characters hold 130 bits; a ULID has 128, so the first character is at most 7.
+    z.regex(ULID_PATTERN, 'is out of range: the largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ'),
+  );
 
 export const ENVELOPE_STATUSES = [
   'draft',
@@ -74,7 +76,9 @@ const timestamp = () => z.iso.datetime({ offset: true, error: 'must be an ISO 86
 /** An envelope as returned on creation (spec 2.1). Unknown extra fields are dropped. */
 export const Envelope = z.object({
   envelope_id: ulid(),
-  signing_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  signing_url: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .check(z.refine((url) => !hasControl(url), 'must not contain control characters')),
   status: EnvelopeStatus,
   created_at: timestamp(),
   expires_at: timestamp(),

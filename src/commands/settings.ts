@@ -58,6 +58,7 @@ export async function connect(
   return new ApiClient({
     baseUrl,
     token,
+    tokenSource: settings.token.source,
     timeoutMs: settings.timeoutMs.value,
     env: ctx.env,
     userAgent: `esign/${ctx.version}`,

@@ -1,0 +1,32 @@
+// Text from a server (or any other outside source) is data: before it reaches a terminal, every
+// control character in it is shown as an escape, so that it can neither move the cursor, erase a
+// line, set the window title (OSC) nor reorder what follows it (bidi overrides).
+
+// C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidi embeddings,
+// overrides and isolates.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeOne(char: string): string {
+  const named = NAMED[char];
+  if (named) return named;
+  const code = char.charCodeAt(0);
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** `text` with every control character written as a visible escape (`\x1b`, `\r`, `\u202e`). */
+export function escapeControl(text: string): string {
+  // The common case (no control character at all) costs one scan and no allocation.
+  return HAS_CONTROL.test(text) ? text.replace(CONTROL, escapeOne) : text;
+}
+
+/** True when `text` holds a character escapeControl would escape. */
+export function hasControl(text: string): boolean {
+  return HAS_CONTROL.test(text);
+}
