@@ -56,8 +56,8 @@ export class ApiClient {
   readonly #context: ResponseContext;
 
   constructor(readonly options: ApiClientOptions) {
-    this.http = new HttpClient(options);
     this.createUrl = new URL(options.baseUrl + CREATE_ENVELOPE_PATH);
+    this.http = new HttpClient({ ...options, origin: this.createUrl });
     this.#headers = { authorization: `Bearer ${options.token}` };
     this.#trace = options.trace;
     this.#now = options.now ?? (() => new Date());

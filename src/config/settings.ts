@@ -1,6 +1,7 @@
 // Where each setting comes from, highest first: flag, environment, the active profile, default.
 import type { Env } from '../context.js';
 import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { configDir, configFilePath } from './paths.js';
 import { type ConfigFile, getProfile } from './store.js';
 
@@ -65,8 +66,6 @@ export function parseTimeout(flags: GlobalFlags, env: Env): Setting<number> {
   return { value: Math.round(seconds * 1000), source };
 }
 
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
 /**
  * Checks a base URL: https, or http for loopback hosts only (where `esign sandbox` listens).
  * Returns it without a trailing slash. `where` names the flag, variable or profile it came from.
@@ -81,7 +80,7 @@ export function normalizeBaseUrl(raw: string, where: string): string {
     });
   }
   if (url.protocol === 'http:') {
-    if (!LOOPBACK_HOST.test(url.hostname)) {
+    if (!isLoopbackHost(url.hostname)) {
       throw new UsageError(
         `${where}: plain http:// is allowed only for loopback hosts, not ${url.hostname}.`,
         {
@@ -97,10 +96,29 @@ export function normalizeBaseUrl(raw: string, where: string): string {
       hint: 'The token is stored with `esign login`, never in the URL.',
     });
   }
-  if (url.search || url.hash) {
-    throw new UsageError(`${where}: the base URL must not have a query string or fragment.`);
+  // A bare `?` or `#` leaves url.search and url.hash empty, yet `+ path` would land after it.
+  if (url.search || url.hash || /[?#]/.test(raw)) {
+    throw new UsageError(`${where}: the base URL must not have a query string or fragment (no ? or #).`, {
+      hint: 'Give the API base URL alone, e.g. https://esign.example.com/api/v1.',
+    });
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * A warning for a base URL whose path does not end in the API prefix (/api/v1 and the like), or
+ * undefined when it does. `login` and `config set base_url` print it; the URL is still stored.
+ */
+export function baseUrlWarning(baseUrl: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return undefined;
+  }
+  if (/\/api\/v\d+$/i.test(path)) return undefined;
+  const suggestion = `${baseUrl.replace(/\/+$/, '')}/api/v1`;
+  return `the base URL ${baseUrl} does not end in the API prefix /api/v1; requests go to <base URL>/native/envelopes/create. If the API lives under /api/v1, use ${suggestion}.`;
 }
 
 export function resolveSettings(

@@ -13,3 +13,11 @@ declare module 'undici/lib/api/api-connect.js' {
   const connect: (...args: unknown[]) => unknown;
   export default connect;
 }
+declare module 'undici/lib/dispatcher/agent.js' {
+  import { Agent } from 'undici';
+  export default Agent;
+}
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import { ProxyAgent } from 'undici';
+  export default ProxyAgent;
+}
