@@ -2,6 +2,7 @@
 // streams, a chosen TTY-ness, a temporary config directory and their own environment.
 import type { Readable } from 'node:stream';
 import { InterruptedError } from './errors.js';
+import { redact } from './io/redact.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -68,14 +69,7 @@ export interface Context {
   addSecret(value: string): void;
 }
 
-/** Replaces every registered secret in a chunk of output. */
-export function redact(text: string, secrets: ReadonlySet<string>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[redacted]');
-  }
-  return out;
-}
+export { redact } from './io/redact.js';
 
 /** Wraps a stream so that no registered secret can be written through it. */
 export function redactingStream(stream: OutputStream, secrets: ReadonlySet<string>): OutputStream {
