@@ -5,11 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher as DispatcherType } from 'undici';
 import connect from 'undici/lib/api/api-connect.js';
+import buildConnector from 'undici/lib/core/connect.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
 import type { Env } from '../context.js';
 import { InterruptedError, NetworkError } from '../errors.js';
+import { readAnswerAfterWriteError } from '../net/early-answer.js';
 import { isLoopbackUrl } from '../net/loopback.js';
 import { type ProxyChoice, type ProxySettings, proxyFor, proxySettings } from '../net/proxy.js';
 
@@ -156,7 +158,10 @@ export class HttpClient {
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 10_000,
     };
-    this.#direct = new Agent(this.#agentOptions);
+    this.#direct = new Agent({
+      ...this.#agentOptions,
+      connect: readAnswerAfterWriteError(buildConnector({ timeout: options.timeoutMs })),
+    });
   }
 
   /** The dispatcher for an origin (direct, or through its proxy), decided once per origin. */

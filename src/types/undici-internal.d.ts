@@ -21,3 +21,7 @@ declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import { ProxyAgent } from 'undici';
   export default ProxyAgent;
 }
+declare module 'undici/lib/core/connect.js' {
+  import { buildConnector } from 'undici';
+  export default buildConnector;
+}
