@@ -24,14 +24,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
   dataFile = join(mkdtempSync(join(tmpdir(), 'esign-413-')), 'big.json');
-  writeFileSync(dataFile, JSON.stringify({ notes: 'x'.repeat(64 * 1024 * 1024) }));
+  writeFileSync(dataFile, JSON.stringify({ notes: 'x'.repeat(48 * 1024 * 1024) }));
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('413 and close', () => {
   it('is a 413 every time: exit 5, nothing created', { timeout: 120_000 }, async () => {
     const outcomes: string[] = [];
-    for (let attempt = 0; attempt < 10; attempt++) {
+    for (let attempt = 0; attempt < 6; attempt++) {
       const result = await runBin(
         [
           'envelope',
