@@ -143,11 +143,12 @@ describe("the API's message", () => {
     expect(hasControl(rejected.stderr.replaceAll('\n', ''))).toBe(false);
   });
 
-  it('under --json, the error stays one valid JSON object', async () => {
-    server.script(json(500, { message: 'boom\u001b[2J"\\' }));
+  it('under --json, the error stays one valid JSON object, with the request id', async () => {
+    server.script(json(500, { message: 'boom\u001b[2J"\\' }, { 'x-request-id': 'req-json-1' }));
     const { stderr } = await create(['--json']);
     const parsed = JSON.parse(stderr);
     expect(parsed.error.message).toContain('boom\\x1b[2J"\\');
+    expect(parsed.error.request_id).toBe('req-json-1');
   });
 
   it('a signing_url holding control characters does not match the spec: exit 7', async () => {
