@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import type { CommandModule } from '../cli.js';
 import { configDir } from '../config/paths.js';
-import { maskToken, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
+import { baseUrlWarning, maskToken, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
 import {
   ensureProfile,
   getProfile,
@@ -67,6 +67,8 @@ export const set: CommandModule<z.infer<typeof SetOptions>> = {
       ensureProfile(config, profile)[key] = normalized;
     });
     ctx.stderr.write(`Set ${key} for profile '${profile}' to ${normalized}\n`);
+    const warning = baseUrlWarning(normalized);
+    if (warning) ctx.stderr.write(`warning: ${warning}\n`);
     return ExitCode.ok;
   },
 };

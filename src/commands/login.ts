@@ -1,7 +1,7 @@
 // esign login: store a token (and the base URL, when given) in a profile. Nothing is sent.
 import * as z from 'zod/mini';
 import { configDir, configFilePath } from '../config/paths.js';
-import { normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
+import { baseUrlWarning, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
 import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -71,7 +71,11 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
   ctx.stderr.write(
     `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
   );
-  if (baseUrl) ctx.stderr.write(`${mark}Base URL for profile '${profile}': ${baseUrl}\n`);
+  if (baseUrl) {
+    ctx.stderr.write(`${mark}Base URL for profile '${profile}': ${baseUrl}\n`);
+    const warning = baseUrlWarning(baseUrl);
+    if (warning) ctx.stderr.write(`warning: ${warning}\n`);
+  }
   if (!getProfile(config, profile)?.base_url && !ctx.env.ESIGN_BASE_URL) {
     ctx.stderr.write(
       `hint: no base URL is set yet: esign config set base_url https://…/api/v1${profile === 'default' ? '' : ` --profile ${profile}`}\n`,

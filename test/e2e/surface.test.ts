@@ -164,3 +164,21 @@ describe('standard input on a terminal', () => {
     }
   });
 });
+
+describe('a base URL without the /api/v1 prefix', () => {
+  it('is stored, with a warning naming the likely fix, at login and at config set', async () => {
+    const login = await runCli(['login', '--with-token', '--base-url', 'https://esign.example.com'], {
+      stdin: 'tok_prefix_check_123456\n',
+    });
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain(
+      'warning: the base URL https://esign.example.com does not end in the API prefix /api/v1',
+    );
+    expect(login.stderr).toContain('https://esign.example.com/api/v1');
+    const set = await runCli(['config', 'set', 'base_url', 'https://esign.example.com/v2']);
+    expect(set.code).toBe(0);
+    expect(set.stderr).toContain('does not end in the API prefix /api/v1');
+    const fine = await runCli(['config', 'set', 'base_url', 'https://esign.example.com/api/v1']);
+    expect(fine.stderr).not.toContain('warning');
+  });
+});
