@@ -161,6 +161,13 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--base-url <url>', 'API base URL, including /api/v1 (env ESIGN_BASE_URL)')
     .option('--timeout <seconds>', 'Request timeout in seconds (env ESIGN_TIMEOUT; default 30)')
     .option('--verbose', 'Show requests, timings and where each setting came from (never the token)')
+    .addOption(
+      option(
+        '--ci-output <mode>',
+        'GitHub Actions outputs, masking and annotations: auto (when GITHUB_ACTIONS=true), github, none (env ESIGN_CI)',
+        ['auto', 'github', 'none'],
+      ),
+    )
     .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
     .helpCommand(false)
@@ -226,6 +233,24 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText('after', examples(['esign status', 'esign status --json | jq -r .base_url.value']))
     .action(action(() => import('./commands/status.js')));
 
+  program
+    .command('templates')
+    .description('List the template names in force (from .esign.json) and their ids')
+    .option('--json', 'Print one JSON object')
+    .addHelpText(
+      'after',
+      examples([
+        'esign templates',
+        'esign templates --profile production',
+        'esign templates --json | jq -r \'.templates["offer-letter"]\'',
+        '# Names come from .esign.json in this folder or the nearest parent:',
+        '#   {"templates": {"offer-letter": "01JD7X4ZQ8G1N6RVS0Y2MBKT3E"},',
+        '#    "profiles": {"sandbox": {"templates": {"offer-letter": "01JD7Y…"}}}}',
+        'esign envelope create --template offer-letter --name "Ada Lovelace" --email ada@example.com',
+      ]),
+    )
+    .action(action(() => import('./commands/templates.js')));
+
   const config = group(program, 'config', 'Read and change per-profile settings (base_url)', [
     'esign config set base_url https://esign.example.com/api/v1',
     'esign config get base_url --profile staging',
@@ -279,7 +304,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   envelope
     .command('create')
     .description('Create an envelope from a template and get its signing URL')
-    .option('--template <id>', 'Template id (a ULID); required')
+    .option('--template <id|name>', 'Template id (a ULID), or a name from .esign.json; required')
     .addOption(
       option(
         '--data <file>',

@@ -3,6 +3,7 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
+import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
 import {
   type Context,
   cachedReadAll,
@@ -25,7 +26,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
   // How errors are reported follows the options as parsed: from the command's checked options, or,
   // when parsing itself failed, from what commander had parsed by then (never from scanning argv,
   // where `--set --json` gives --set the value "--json").
-  const mode = { json: false, verbose: false };
+  const mode: { json: boolean; verbose: boolean; ciOutput?: string } = { json: false, verbose: false };
   let notes: HeldNotes | undefined;
   let exitCode: number = ExitCode.ok;
   const { buildProgram } = await import('./cli.js');
@@ -33,6 +34,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
     onOptions: (options, command) => {
       mode.json = options.json === true;
       mode.verbose = options.verbose === true;
+      mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
       if (!mode.json || command.streamsStderr) return ctx;
       notes = new HeldNotes(ctx.stderr);
       return { ...ctx, stderr: notes };
@@ -100,6 +102,8 @@ class HeldNotes implements OutputStream {
   readonly isTTY = false;
   constructor(readonly target: OutputStream) {}
   write(chunk: string): boolean {
+    // Workflow commands (`::add-mask::`) are for the CI runner, not notes: they go out at once.
+    if (chunk.startsWith('::')) return this.target.write(chunk) !== false;
     this.#text += chunk;
     return true;
   }
@@ -138,9 +142,10 @@ function fromCommander(error: unknown): unknown {
 export function reportError(
   error: unknown,
   ctx: Context,
-  mode: { json: boolean; verbose: boolean; notes?: string[] },
+  mode: { json: boolean; verbose: boolean; notes?: string[]; ciOutput?: string | undefined },
 ): number {
   if (error === null) return ExitCode.ok;
+  writeAnnotation(error, ctx, mode.ciOutput);
   const known = error instanceof CliError;
   const exitCode = known ? error.exitCode : ExitCode.internal;
   const message = known
@@ -169,6 +174,25 @@ export function reportError(
   }
   if (mode.verbose && error instanceof Error) ctx.stderr.write(`${traceOf(error)}\n`);
   return exitCode;
+}
+
+/**
+ * In GitHub Actions, a failure is also an `::error` annotation on the run's page (on stderr, which
+ * the runner reads for workflow commands as it does stdout), written before the normal message.
+ */
+function writeAnnotation(error: unknown, ctx: Context, ciOutput: string | undefined): void {
+  if (!githubActionsEnabled(ciOutput, ctx.env)) return;
+  const known = error instanceof CliError;
+  const message = known
+    ? error.message
+    : `Unexpected internal error: ${(error as Error)?.message ?? String(error)}`;
+  const hint = known && error.hint ? `\n${error.hint}` : '';
+  ctx.stderr.write(
+    errorAnnotation(
+      `esign: ${known ? error.code : 'internal'} (exit ${known ? error.exitCode : ExitCode.internal})`,
+      `${message}${hint}`,
+    ),
+  );
 }
 
 /** The stack of an error and of each cause, for --verbose. */

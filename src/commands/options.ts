@@ -11,6 +11,8 @@ export const globalOptions = {
   timeout: z.optional(z.string()),
   verbose: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
+  /** GitHub Actions integration: auto (GITHUB_ACTIONS=true), github, none; over ESIGN_CI. */
+  ciOutput: z.optional(z.enum(['auto', 'github', 'none'], { error: 'must be auto, github or none' })),
 };
 
 export const GlobalOptions = z.object(globalOptions);

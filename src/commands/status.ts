@@ -1,10 +1,11 @@
 // esign status: which profile, base URL and token (masked) a command would use, and from where.
 import { existsSync } from 'node:fs';
 import type * as z from 'zod/mini';
-import { describeSource, maskToken } from '../config/settings.js';
+import { describeSource, maskToken, type Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
+import { templateNamesFor } from '../project/templates.js';
 import { GlobalOptions } from './options.js';
 import { loadSettings } from './settings.js';
 
@@ -23,13 +24,14 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     },
     timeout_seconds: { value: settings.timeoutMs.value / 1000, source: settings.timeoutMs.source },
     config_file: { path: settings.configPath, exists: existsSync(settings.configPath) },
+    project_file: projectReport(settings),
   };
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
     const c = themeFor(ctx.stdout, ctx.env);
     const row = (label: string, value: string, source?: string) =>
-      `  ${c.dim(label.padEnd(12))}${value}${source ? c.dim(` (${source})`) : ''}\n`;
+      `  ${c.dim(label.padEnd(14))}${value}${source ? c.dim(` (${source})`) : ''}\n`;
     ctx.stdout.write(
       row('Profile', settings.profile.value, describeSource(settings.profile.source)) +
         row(
@@ -45,9 +47,40 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
             : undefined,
         ) +
         row('Timeout', `${settings.timeoutMs.value / 1000} s`, describeSource(settings.timeoutMs.source)) +
-        row('Config file', settings.configPath, report.config_file.exists ? undefined : 'not created yet'),
+        row('Config file', settings.configPath, report.config_file.exists ? undefined : 'not created yet') +
+        projectRows(report.project_file, row),
     );
     if (!token) ctx.stderr.write('hint: run `esign login`, or set ESIGN_TOKEN.\n');
   }
   return token ? ExitCode.ok : ExitCode.unauthenticated;
+}
+
+type ProjectReport = ReturnType<typeof projectReport>;
+
+/** The project file in force and what it sets (null when there is none). */
+function projectReport(settings: Settings) {
+  const { project } = settings;
+  if (!project) return null;
+  const templates = templateNamesFor(project, settings.profile.value);
+  return {
+    path: project.path,
+    profile: project.content.profile ?? null,
+    templates: templates.names,
+    defaults: project.content.defaults ?? {},
+  };
+}
+
+function projectRows(
+  project: ProjectReport,
+  row: (label: string, value: string, source?: string) => string,
+): string {
+  if (!project) return row('Project file', 'none', '.esign.json in this folder or a parent');
+  const names = Object.keys(project.templates).sort();
+  const defaults = Object.entries(project.defaults).map(([key, value]) => `${key} ${value}`);
+  return (
+    row('Project file', project.path) +
+    (project.profile ? row('  profile', project.profile) : '') +
+    (names.length > 0 ? row('  templates', names.join(', '), 'esign templates lists their ids') : '') +
+    (defaults.length > 0 ? row('  defaults', defaults.join(', ')) : '')
+  );
 }

@@ -1,11 +1,20 @@
-// Where each setting comes from, highest first: flag, environment, the active profile, default.
+// Where each setting comes from, highest first: flag, environment, the project file (.esign.json),
+// the active profile, default.
 import type { Env } from '../context.js';
 import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
+import { didYouMean } from '../io/suggest.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import { type LoadedProject, loadProjectFile } from '../project/project-file.js';
 import { configDir, configFilePath } from './paths.js';
 import { type ConfigFile, getProfile } from './store.js';
 
-export type SettingSource = 'flag' | `env ${string}` | `profile ${string}` | 'default' | 'none';
+export type SettingSource =
+  | 'flag'
+  | `env ${string}`
+  | `project ${string}`
+  | `profile ${string}`
+  | 'default'
+  | 'none';
 
 export interface Setting<T> {
   value: T;
@@ -27,19 +36,27 @@ export interface Settings {
   timeoutMs: Setting<number>;
   configDir: string;
   configPath: string;
+  /** The project file (.esign.json) in force, if one was found. */
+  project: LoadedProject | undefined;
 }
 
 export const DEFAULT_PROFILE = 'default';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export function resolveProfileName(flags: GlobalFlags, env: Env): Setting<string> {
+export function resolveProfileName(
+  flags: GlobalFlags,
+  env: Env,
+  project?: LoadedProject | undefined,
+): Setting<string> {
   const chosen: Setting<string> =
     flags.profile !== undefined
       ? { value: flags.profile, source: 'flag' }
       : env.ESIGN_PROFILE
         ? { value: env.ESIGN_PROFILE, source: 'env ESIGN_PROFILE' }
-        : { value: DEFAULT_PROFILE, source: 'default' };
+        : project?.content.profile
+          ? { value: project.content.profile, source: `project ${project.path}` }
+          : { value: DEFAULT_PROFILE, source: 'default' };
   if (!PROFILE_NAME.test(chosen.value)) {
     const where = chosen.source === 'flag' ? '--profile' : 'ESIGN_PROFILE';
     throw new UsageError(`${where}: '${chosen.value}' is not a valid profile name.`, {
@@ -47,6 +64,28 @@ export function resolveProfileName(flags: GlobalFlags, env: Env): Setting<string
     });
   }
   return chosen;
+}
+
+function namedBy(source: SettingSource): string {
+  if (source === 'flag') return '--profile';
+  if (source.startsWith('env ')) return source.slice(4);
+  return describeSource(source);
+}
+
+/**
+ * A profile named by a flag, ESIGN_PROFILE or the project file that is not in the config, while
+ * other profiles are: a typo, said at once (instead of a later "No API base URL is set").
+ */
+export function checkProfileExists(profile: Setting<string>, config: ConfigFile, configPath: string): void {
+  if (profile.source === 'default') return;
+  const known = Object.keys(config.profiles ?? {});
+  if (known.length === 0 || known.includes(profile.value)) return;
+  throw new UsageError(
+    `Profile '${profile.value}' does not exist (named by ${namedBy(profile.source)}).${didYouMean(profile.value, known)}`,
+    {
+      hint: `Profiles in ${configPath}: ${known.sort().join(', ')}. Create one with \`esign login --profile ${profile.value}\`.`,
+    },
+  );
 }
 
 export function parseTimeout(flags: GlobalFlags, env: Env): Setting<number> {
@@ -123,14 +162,17 @@ export function baseUrlWarning(baseUrl: string): string | undefined {
 
 export function resolveSettings(
   flags: GlobalFlags,
-  ctx: { env: Env; platform: NodeJS.Platform; homedir: string },
+  ctx: { env: Env; platform: NodeJS.Platform; homedir: string; cwd?: string },
   read: (dir: string) => ConfigFile,
 ): Settings {
   const { env } = ctx;
-  const profile = resolveProfileName(flags, env);
+  const project = ctx.cwd === undefined ? undefined : loadProjectFile(ctx.cwd);
+  const profile = resolveProfileName(flags, env, project);
   const timeoutMs = parseTimeout(flags, env);
   const dir = configDir(env, ctx.platform, ctx.homedir);
-  const stored = getProfile(read(dir), profile.value);
+  const config = read(dir);
+  checkProfileExists(profile, config, configFilePath(dir));
+  const stored = getProfile(config, profile.value);
   const fromProfile = `profile ${profile.value}` as const;
 
   let baseUrl: Setting<string | undefined> = { value: undefined, source: 'none' };
@@ -157,6 +199,7 @@ export function resolveSettings(
     timeoutMs,
     configDir: dir,
     configPath: configFilePath(dir),
+    project,
   };
 }
 
@@ -181,10 +224,12 @@ export function maskToken(token: string): string {
   return token.length <= 8 ? '****' : `****${token.slice(-4)}`;
 }
 
+/** Where a setting came from, in words, with no brackets of its own (callers put it in brackets). */
 export function describeSource(source: SettingSource): string {
   if (source === 'flag') return 'command-line flag';
   if (source === 'default') return 'default';
   if (source === 'none') return 'not set';
-  if (source.startsWith('env ')) return `environment (${source.slice(4)})`;
+  if (source.startsWith('env ')) return `environment variable ${source.slice(4)}`;
+  if (source.startsWith('project ')) return `project file ${source.slice(8)}`;
   return `profile '${source.slice(8)}'`;
 }

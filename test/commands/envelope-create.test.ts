@@ -426,7 +426,7 @@ describe('envelope create: API failures map to the contract', () => {
     expect(stderr).toContain(`> POST ${server.baseUrl}/native/envelopes/create`);
     expect(stderr).toMatch(/< 200 in \d+ ms/);
     expect(stderr).toContain('base URL: ');
-    expect(stderr).toContain('token: from environment (ESIGN_TOKEN)');
+    expect(stderr).toContain('token: from environment variable ESIGN_TOKEN');
     expect(stderr).toContain('Bearer [redacted]');
   });
 

@@ -127,6 +127,7 @@ describe('esign status', () => {
       token: { value: `****${TOKEN.slice(-4)}`, source: 'profile default', overrides_profile: false },
       timeout_seconds: { value: 30, source: 'default' },
       config_file: { path: join(ctx.configDir, 'config.json'), exists: true },
+      project_file: null,
     });
   });
 

@@ -1,6 +1,14 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
 import * as z from 'zod/mini';
 import type { Envelope } from '../../api/schemas.js';
+import {
+  appendRunnerFile,
+  formatOutputs,
+  githubActionsEnabled,
+  githubFiles,
+  maskValues,
+} from '../../ci/github-actions.js';
+import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import {
   normalizeRequest,
@@ -10,9 +18,10 @@ import {
   readMergeDataFiles,
   validateRequest,
 } from '../../envelope/request.js';
-import { ExitCode, InputError, UsageError } from '../../errors.js';
+import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
 import { themeFor } from '../../io/theme.js';
 import { formatRelative, formatUtc } from '../../io/time.js';
+import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
 import { globalOptions, repeated } from '../options.js';
 import { connect, loadSettings } from '../settings.js';
 
@@ -36,11 +45,15 @@ type CreateOptions = z.infer<typeof options>;
 
 export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
+  // The settings first: the profile chooses which template names of the project file are in force.
+  const settings = loadSettings(flags, ctx);
   const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
   const fromSet = parseSetFlags(flags.set, problems);
-  const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const expiresInDays =
+    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
+    settings.project?.content.defaults?.expires_in_days;
   const draft = {
-    template_id: flags.template,
+    template_id: templateIdOf(flags.template, settings, problems),
     merge_data: { ...fromFiles, ...fromSet },
     signatory: {
       name: flags.name,
@@ -70,7 +83,6 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
     return ExitCode.ok;
   }
 
-  const settings = loadSettings(flags, ctx);
   const client = await connect(settings, flags, ctx);
   const { startSpinner } = await import('../../io/spinner.js');
   const spinner = flags.json || flags.quiet ? { stop() {} } : await startSpinner(ctx, 'Creating envelope…');
@@ -86,10 +98,52 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
     await client.close();
   }
 
+  const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
+  // The URL is a bearer link: its mask reaches the runner before any line that holds it.
+  if (actions) maskValues(ctx.stderr, [envelope.signing_url]);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(envelope)}\n`);
   else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
   else ctx.stdout.write(renderEnvelope(envelope, ctx));
+  if (actions) writeStepOutputs(envelope, ctx);
   return ExitCode.ok;
+}
+
+/** --template: a ULID, or a name from the project file (for the active profile). */
+function templateIdOf(value: string | undefined, settings: Settings, problems: Problems): string | undefined {
+  if (value === undefined) return undefined;
+  const resolved = resolveTemplate(
+    value,
+    templateNamesFor(settings.project, settings.profile.value),
+    '--template',
+  );
+  if ('id' in resolved) return resolved.id;
+  problems.push(resolved.problem);
+  // Reported already: a well-formed stand-in keeps the schema from reporting it a second time
+  // (nothing is sent while there are problems).
+  return UNRESOLVED_TEMPLATE;
+}
+
+const UNRESOLVED_TEMPLATE = '00000000000000000000000000';
+
+/** The step outputs envelope_id, signing_url, status and expires_at, in $GITHUB_OUTPUT. */
+function writeStepOutputs(envelope: Envelope, ctx: Context): void {
+  const { output } = githubFiles(ctx.env);
+  if (!output) return;
+  try {
+    appendRunnerFile(
+      output,
+      formatOutputs({
+        envelope_id: envelope.envelope_id,
+        signing_url: envelope.signing_url,
+        status: envelope.status,
+        expires_at: envelope.expires_at,
+      }),
+    );
+  } catch (error) {
+    throw new OutputFailedError(error as NodeJS.ErrnoException, `$GITHUB_OUTPUT (${output})`, {
+      hint: `The envelope was created (${envelope.envelope_id}); only the step outputs are missing. Do not create it again.`,
+    });
+  }
 }
 
 /** The envelope for a person: a short block, coloured on a terminal, the same facts plain elsewhere. */

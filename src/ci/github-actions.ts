@@ -1,0 +1,86 @@
+// GitHub Actions, recognised: step outputs in $GITHUB_OUTPUT, `::add-mask::` for bearer links, and
+// `::error` annotations. The formats follow the runner's own source (actions/runner):
+// - workflow commands are read from both stdout and stderr (Handlers/ScriptHandler.cs hands each
+//   stream to an OutputManager), so they go to stderr here and stdout stays pure data;
+// - command data escapes % \r \n, properties also : and , (Runner.Common/ActionCommand.cs);
+// - $GITHUB_OUTPUT takes `name=value` lines, or `name<<DELIMITER` … `DELIMITER` for values with line
+//   breaks (FileCommandManager.cs, EnvFileKeyValuePairs).
+import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import type { Env, OutputStream } from '../context.js';
+
+export const CI_OUTPUT_MODES = ['auto', 'github', 'none'] as const;
+export type CiOutputMode = (typeof CI_OUTPUT_MODES)[number];
+
+/**
+ * Whether to speak to GitHub Actions: `--ci-output` over ESIGN_CI; `auto` (the default) follows
+ * GITHUB_ACTIONS=true, `github` forces it, `none` turns it off.
+ */
+export function githubActionsEnabled(flag: string | undefined, env: Env): boolean {
+  const chosen = flag ?? (env.ESIGN_CI?.trim().toLowerCase() || 'auto');
+  if (chosen === 'none') return false;
+  if (chosen === 'github') return true;
+  return env.GITHUB_ACTIONS === 'true';
+}
+
+/** Workflow-command data: % CR LF escaped, as the runner unescapes them. */
+export function escapeData(value: string): string {
+  return value.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+}
+
+/** A workflow-command property value: also : and , escaped. */
+export function escapeProperty(value: string): string {
+  return escapeData(value).replaceAll(':', '%3A').replaceAll(',', '%2C');
+}
+
+/** `::add-mask::value`: from this line on, the runner shows the value as *** in the log. */
+export function maskCommand(value: string): string {
+  return `::add-mask::${escapeData(value)}\n`;
+}
+
+/** `::error title=…::message`: an annotation on the run's summary page, beside the log line. */
+export function errorAnnotation(title: string, message: string): string {
+  return `::error title=${escapeProperty(title)}::${escapeData(message)}\n`;
+}
+
+/**
+ * The lines that set step outputs in $GITHUB_OUTPUT: `name=value`, or a heredoc with a random
+ * delimiter (one the value does not contain) when the value has a line break.
+ */
+export function formatOutputs(
+  outputs: Readonly<Record<string, string>>,
+  delimiter: () => string = () => `ghadelimiter_${randomUUID()}`,
+): string {
+  let text = '';
+  for (const [name, value] of Object.entries(outputs)) {
+    if (!/[\r\n]/.test(value)) {
+      text += `${name}=${value}\n`;
+      continue;
+    }
+    let marker = delimiter();
+    while (value.includes(marker)) marker = delimiter();
+    text += `${name}<<${marker}\n${value}\n${marker}\n`;
+  }
+  return text;
+}
+
+/** Where the runner wants step outputs and the job summary, when it says. */
+export interface GithubFiles {
+  output: string | undefined;
+  stepSummary: string | undefined;
+}
+
+export function githubFiles(env: Env): GithubFiles {
+  return { output: env.GITHUB_OUTPUT || undefined, stepSummary: env.GITHUB_STEP_SUMMARY || undefined };
+}
+
+/** Appends to a runner file (other steps' commands share it); throws the file system's error. */
+export function appendRunnerFile(path: string, text: string): void {
+  appendFileSync(path, text, { encoding: 'utf8' });
+}
+
+/** Writes the mask for each value to `stderr`, before anything that holds one is printed. */
+export function maskValues(stderr: OutputStream, values: readonly string[]): void {
+  const lines = values.filter((value) => value.trim() !== '').map(maskCommand);
+  if (lines.length > 0) stderr.write(lines.join(''));
+}

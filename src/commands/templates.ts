@@ -1,0 +1,49 @@
+// esign templates: the template names in force (the project file's, for the active profile) and
+// their ids. Nothing is sent: names are a local convenience, the API only knows ids.
+import type * as z from 'zod/mini';
+import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import { themeFor } from '../io/theme.js';
+import { templateNamesFor } from '../project/templates.js';
+import { GlobalOptions } from './options.js';
+import { loadSettings } from './settings.js';
+
+export const options = GlobalOptions;
+
+export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
+  const settings = loadSettings(options, ctx);
+  const profile = settings.profile.value;
+  const templates = templateNamesFor(settings.project, profile);
+  const names = Object.keys(templates.names).sort();
+  if (options.json) {
+    const sorted = Object.fromEntries(names.map((name) => [name, templates.names[name]]));
+    ctx.stdout.write(
+      `${JSON.stringify({ project_file: templates.file ?? null, profile, templates: sorted })}\n`,
+    );
+    return ExitCode.ok;
+  }
+  if (!templates.file) {
+    ctx.stderr.write(
+      'No project file: template names come from .esign.json in this folder or a parent, e.g.\n' +
+        '  {"templates": {"offer-letter": "01JD7X4ZQ8G1N6RVS0Y2MBKT3E"}}\n',
+    );
+    return ExitCode.ok;
+  }
+  if (names.length === 0) {
+    ctx.stderr.write(`${templates.file} names no templates for profile '${profile}'.\n`);
+    return ExitCode.ok;
+  }
+  const c = themeFor(ctx.stdout, ctx.env);
+  const width = Math.max(...names.map((name) => name.length));
+  const perProfile = `profiles.${profile}.templates`;
+  ctx.stdout.write(
+    names
+      .map((name) => {
+        const own = templates.origins[name] === perProfile ? c.dim(`  (${perProfile})`) : '';
+        return `${name.padEnd(width)}  ${templates.names[name]}${own}\n`;
+      })
+      .join(''),
+  );
+  ctx.stderr.write(c.dim(`from ${templates.file}, profile '${profile}'\n`));
+  return ExitCode.ok;
+}

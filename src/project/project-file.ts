@@ -1,0 +1,256 @@
+// The project file `.esign.json`: template names, a default profile and defaults for a repository,
+// found in the current folder or the nearest parent and checked in beside the code that sends.
+// Precedence: flag > environment > project file > stored profile > default. It never holds a secret.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as z from 'zod/mini';
+import { ULID_PATTERN } from '../api/schemas.js';
+import { UsageError } from '../errors.js';
+import { findJsonSyntaxProblem, lineAndColumn } from '../io/json.js';
+import { didYouMean } from '../io/suggest.js';
+
+export const PROJECT_FILE_NAME = '.esign.json';
+
+const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const RATE = /^\d+(\.\d+)?\/(s|min|h)$/;
+
+const templateId = z
+  .string()
+  .check(
+    z.regex(ULID_PATTERN, 'must be a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E)'),
+  );
+const templateNames = z.record(
+  z.string().check(
+    z.regex(TEMPLATE_NAME, 'is not a template name (letters, digits and . _ -, at most 64 characters)'),
+    z.refine((name) => !ULID_PATTERN.test(name), 'is a ULID; a template name must not look like an id'),
+  ),
+  templateId,
+);
+
+export const ProjectFile = z.strictObject({
+  /** Documentation link for editors; ignored. */
+  $schema: z.optional(z.string()),
+  /** The default profile for this repository (below --profile and ESIGN_PROFILE). */
+  profile: z.optional(
+    z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'is not a valid profile name')),
+  ),
+  /** Template names in force for every profile. */
+  templates: z.optional(templateNames),
+  /** Per profile: names that add to or override the top-level ones (sandbox and production ids differ). */
+  profiles: z.optional(
+    z.record(
+      z.string(),
+      z.strictObject({
+        templates: z.optional(templateNames),
+      }),
+    ),
+  ),
+  /** Defaults below the flags. */
+  defaults: z.optional(
+    z.strictObject({
+      expires_in_days: z.optional(z.int().check(z.gte(1, 'must be a whole number of days, at least 1'))),
+      concurrency: z.optional(
+        z.int().check(z.gte(1, 'must be from 1 to 64'), z.lte(64, 'must be from 1 to 64')),
+      ),
+      rate: z.optional(z.string().check(z.regex(RATE, 'must be like 10/s, 300/min or 5000/h'))),
+    }),
+  ),
+});
+export type ProjectFile = z.infer<typeof ProjectFile>;
+
+/** A project file that was found and read. */
+export interface LoadedProject {
+  path: string;
+  content: ProjectFile;
+}
+
+/** The nearest `.esign.json`, from `cwd` up to the root, or undefined. */
+export function findProjectFile(cwd: string, exists: (path: string) => boolean): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const candidate = join(dir, PROJECT_FILE_NAME);
+    if (exists(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Finds and reads the project file for `cwd`; undefined when there is none. */
+export function loadProjectFile(cwd: string): LoadedProject | undefined {
+  const path = findProjectFile(cwd, existsSync);
+  if (!path) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the project file ${path}: ${(error as Error).message}.`);
+  }
+  return { path, content: parseProjectFile(text, path) };
+}
+
+const HINT = 'See "The project file (.esign.json)" in the README for its keys.';
+
+/** Parses the text of a project file; every problem names the file, a line and a column. */
+export function parseProjectFile(text: string, path: string): ProjectFile {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let data: unknown;
+  try {
+    data = JSON.parse(body);
+  } catch (error) {
+    const problem = findJsonSyntaxProblem(text);
+    throw new UsageError(
+      problem
+        ? `${path}:${problem.line}:${problem.column}: the project file is not valid JSON: ${problem.reason}.`
+        : `${path}: the project file is not valid JSON: ${(error as Error).message}.`,
+      { hint: HINT },
+    );
+  }
+  const secret = findTokenKey(data, []);
+  if (secret) {
+    const at = locate(text, secret);
+    throw new UsageError(
+      `${path}:${at.line}:${at.column}: the project file holds a token ('${secret.join('.')}'); secrets never live in a repository.`,
+      {
+        hint: 'Remove it (and revoke that token if the file was ever committed). In CI, give the token as ESIGN_TOKEN from a secret; on your machine, run `esign login`.',
+      },
+    );
+  }
+  const parsed = ProjectFile.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const keyPath = [...issue.path.map(String), ...unknownKeys.slice(0, 1)];
+    const at = locate(text, keyPath);
+    const where = keyPath.length > 0 ? `'${keyPath.join('.')}'` : 'the top level';
+    if (unknownKeys.length > 0) {
+      const known = knownKeysAt(issue.path.map(String));
+      return `${path}:${at.line}:${at.column}: unknown key ${where}.${didYouMean(unknownKeys[0] as string, known)} Known keys here: ${known.join(', ')}.`;
+    }
+    const message =
+      issue.code === 'invalid_type' ? `must be ${describeExpected(issue.expected)}` : issue.message;
+    return `${path}:${at.line}:${at.column}: ${where} ${message}.`;
+  });
+  throw new UsageError(problems[0] as string, { details: problems.slice(1), hint: HINT });
+}
+
+function describeExpected(expected: string): string {
+  if (expected === 'record' || expected === 'object') return 'a JSON object';
+  if (expected === 'int' || expected === 'number') return 'a whole number';
+  return `a ${expected}`;
+}
+
+function knownKeysAt(path: string[]): string[] {
+  if (path.length === 0) return ['profile', 'templates', 'profiles', 'defaults', '$schema'];
+  if (path[0] === 'defaults') return ['expires_in_days', 'concurrency', 'rate'];
+  if (path[0] === 'profiles') return ['templates'];
+  return [];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The path of the first key that names a token (`token`, `api_token`, `ESIGN_TOKEN`…), at any depth. */
+function findTokenKey(value: unknown, path: string[]): string[] | undefined {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findTokenKey(item, [...path, String(index)]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    // A template may be named "token-…"; its id is not a secret.
+    const isTemplateName = path[path.length - 1] === 'templates';
+    if (!isTemplateName && /token/i.test(key)) return [...path, key];
+    const found = findTokenKey(item, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Line and column of the key at `path` in valid JSON text (of its value for an array index), or
+ * of the enclosing value when the key is absent: where a person should look.
+ */
+export function locate(text: string, path: readonly string[]): { line: number; column: number } {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  };
+  const readString = (): string => {
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const skipValue = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '"') {
+      readString();
+      return;
+    }
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      ws();
+      while (i < text.length && text[i] !== close) {
+        if (c === '{') {
+          readString();
+          ws();
+          i++; // ':'
+        }
+        skipValue();
+        ws();
+        if (text[i] === ',') i++;
+        ws();
+      }
+      i++;
+      return;
+    }
+    while (i < text.length && !',}] \t\n\r'.includes(text[i] as string)) i++;
+  };
+  ws();
+  let found = i;
+  for (const step of path) {
+    ws();
+    const c = text[i];
+    let located = false;
+    if (c === '{') {
+      i++;
+      ws();
+      while (i < text.length && text[i] !== '}') {
+        const keyAt = i;
+        const key = readString();
+        ws();
+        i++; // ':'
+        ws();
+        if (key === step) {
+          found = keyAt;
+          located = true;
+          break;
+        }
+        skipValue();
+        ws();
+        if (text[i] === ',') i++;
+        ws();
+      }
+    } else if (c === '[') {
+      i++;
+      for (let index = 0; ; index++) {
+        ws();
+        if (i >= text.length || text[i] === ']') break;
+        if (String(index) === step) {
+          found = i;
+          located = true;
+          break;
+        }
+        skipValue();
+        ws();
+        if (text[i] === ',') i++;
+      }
+    }
+    if (!located) break;
+  }
+  return lineAndColumn(text, found);
+}
