@@ -25,13 +25,13 @@ export interface BatchReport {
   rateLimited: number;
   /** The results file (--output), or undefined when the results went to stdout. */
   resultsFile: string | undefined;
-  /** Failed and unknown records; the summary's table shows the first MAX_SUMMARY_ROWS by line. */
+  /** Failed and unknown records; the summary's table shows MAX_SUMMARY_ROWS, unknown ones first. */
   problems: readonly BatchProblemRecord[];
   interrupted?: boolean;
 }
 
 /** Rows of the failed/unknown table; the rest is counted and left to the results file. */
-export const MAX_SUMMARY_ROWS = 50;
+export const MAX_SUMMARY_ROWS = 25;
 /** A message longer than this is cut in the table (the results file has it whole). */
 const MAX_MESSAGE_CHARS = 200;
 
@@ -78,7 +78,11 @@ export function batchSummaryMarkdown(report: BatchReport): string {
     '',
   ];
   if (report.problems.length > 0) {
-    const rows = [...report.problems].sort((a, b) => a.line - b.line).slice(0, MAX_SUMMARY_ROWS);
+    // Unknown ones first (each needs a check before it is sent again), then by line.
+    const isUnknown = (row: BatchProblemRecord) => (row.code === 'outcome_unknown' ? 0 : 1);
+    const rows = [...report.problems]
+      .sort((a, b) => isUnknown(a) - isUnknown(b) || a.line - b.line)
+      .slice(0, MAX_SUMMARY_ROWS);
     lines.push(
       `#### Failed and unknown records${report.problems.length > rows.length ? ` (first ${rows.length} of ${report.problems.length})` : ''}`,
       '',

@@ -1,0 +1,186 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type BatchReport,
+  batchOutputs,
+  batchSummaryMarkdown,
+  escapeMarkdownCell,
+  MAX_SUMMARY_ROWS,
+} from '../../src/ci/batch-summary.js';
+import {
+  errorAnnotation,
+  escapeData,
+  formatOutputs,
+  githubActionsEnabled,
+  maskCommand,
+} from '../../src/ci/github-actions.js';
+
+/**
+ * The runner's reading of $GITHUB_OUTPUT, ported from actions/runner
+ * src/Runner.Worker/FileCommandManager.cs (EnvFileKeyValuePairs): `name=value` lines, or
+ * `name<<DELIMITER` … `DELIMITER` with the value's own line breaks kept (as on Linux and macOS).
+ */
+function runnerReadsOutputs(text: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  let index = 0;
+  const readLine = (): { line: string; newline: string } | undefined => {
+    if (index >= text.length) return undefined;
+    // Linux and macOS runners end lines at LF only (Windows runners also at CRLF).
+    const lf = text.indexOf('\n', index);
+    const line = text.slice(index, lf < 0 ? text.length : lf);
+    index = lf < 0 ? text.length : lf + 1;
+    return { line, newline: lf < 0 ? '' : '\n' };
+  };
+  for (let next = readLine(); next; next = readLine()) {
+    const { line } = next;
+    if (line === '') continue;
+    const equals = line.indexOf('=');
+    const heredoc = line.indexOf('<<');
+    if (equals >= 0 && (heredoc < 0 || equals < heredoc)) {
+      pairs.push([line.slice(0, equals), line.slice(equals + 1)]);
+    } else if (heredoc >= 0) {
+      const [name, delimiter] = [line.slice(0, heredoc), line.slice(heredoc + 2)];
+      const start = index;
+      let end = index;
+      for (let value = readLine(); ; value = readLine()) {
+        if (!value) throw new Error(`Matching delimiter not found '${delimiter}'`);
+        if (value.line === delimiter) break;
+        if (value.newline === '') throw new Error('EOF marker missing new line');
+        end = index - value.newline.length;
+      }
+      pairs.push([name, end > start ? text.slice(start, end) : '']);
+    } else throw new Error(`Invalid format '${line}'`);
+  }
+  return pairs;
+}
+
+/** The runner's unescaping of command data (actions/runner src/Runner.Common/ActionCommand.cs). */
+function runnerUnescapesData(escaped: string): string {
+  return escaped.replaceAll('%0D', '\r').replaceAll('%0A', '\n').replaceAll('%25', '%');
+}
+
+describe('step outputs in the runner format', () => {
+  it('writes single-line values as name=value', () => {
+    expect(
+      formatOutputs({
+        envelope_id: '01JD',
+        signing_url: 'https://sign.example.com/s/1?a=b',
+        status: 'ready',
+      }),
+    ).toBe('envelope_id=01JD\nsigning_url=https://sign.example.com/s/1?a=b\nstatus=ready\n');
+  });
+
+  it('uses a heredoc with a delimiter the value does not hold', () => {
+    const delimiters = ['EOF', 'EOF', 'OTHER'];
+    const text = formatOutputs({ note: 'a\nEOF\nb' }, () => delimiters.shift() as string);
+    expect(text).toBe('note<<OTHER\na\nEOF\nb\nOTHER\n');
+  });
+
+  it('every value reads back exactly as the runner reads the file (property)', () => {
+    const name = fc.stringMatching(/^[a-z_][a-z0-9_]{0,10}$/);
+    const value = fc.string({ unit: fc.constantFrom('a', '=', '<', '\n', '\r', 'x', ' ', 'é', '%') });
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(name, value), { selector: ([n]) => n, maxLength: 5 }), (pairs) => {
+        const text = formatOutputs(Object.fromEntries(pairs));
+        expect(runnerReadsOutputs(text)).toEqual(pairs);
+      }),
+    );
+  });
+});
+
+describe('workflow commands', () => {
+  it('escapes data and properties as the runner unescapes them (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const line = maskCommand(text);
+        expect(line.endsWith('\n')).toBe(true);
+        expect(line.slice(0, -1)).not.toMatch(/[\r\n]/);
+        expect(runnerUnescapesData(line.slice('::add-mask::'.length, -1))).toBe(text);
+      }),
+    );
+    expect(escapeData('50% done\r\nnext')).toBe('50%25 done%0D%0Anext');
+  });
+
+  it('an annotation keeps : and , of the title out of the command syntax', () => {
+    expect(errorAnnotation('esign: usage, exit 2', 'line one\nline two: 100%')).toBe(
+      '::error title=esign%3A usage%2C exit 2::line one%0Aline two: 100%25\n',
+    );
+  });
+
+  it('is on in GitHub Actions unless turned off, flag over ESIGN_CI', () => {
+    expect(githubActionsEnabled(undefined, { GITHUB_ACTIONS: 'true' })).toBe(true);
+    expect(githubActionsEnabled(undefined, {})).toBe(false);
+    expect(githubActionsEnabled(undefined, { GITHUB_ACTIONS: 'true', ESIGN_CI: 'none' })).toBe(false);
+    expect(githubActionsEnabled('auto', { GITHUB_ACTIONS: 'true', ESIGN_CI: 'none' })).toBe(true);
+    expect(githubActionsEnabled('none', { GITHUB_ACTIONS: 'true' })).toBe(false);
+    expect(githubActionsEnabled('github', {})).toBe(true);
+  });
+});
+
+const report = (over: Partial<BatchReport> = {}): BatchReport => ({
+  total: 1000,
+  created: 990,
+  failed: 7,
+  unknown: 1,
+  skipped: 2,
+  elapsedMs: 83_400,
+  rateLimited: 12,
+  resultsFile: 'results.jsonl',
+  problems: [
+    {
+      line: 42,
+      email: 'grace_hopper@example.com',
+      code: 'rejected',
+      message: 'The API said: "Template | not *found*"',
+    },
+    { line: 7, email: undefined, code: 'outcome_unknown', message: 'connection reset\nafter sending' },
+    { line: 90, email: 'z@example.com', code: 'outcome_unknown', message: 'timed out' },
+  ],
+  ...over,
+});
+
+describe('the batch job summary', () => {
+  it('shows counts, time, rate, 429s and the failed and unknown records by line, escaped', () => {
+    const markdown = batchSummaryMarkdown(report());
+    expect(markdown).toContain('| 990 | 7 | 1 | 2 | 1000 | 1 min 23 s | 12.0/s | 12 |');
+    const rows = markdown.split('\n').filter((line) => /^\| \d+ \| (?!\d)/.test(line));
+    expect(rows).toEqual([
+      '| 7 | — | unknown | outcome\\_unknown: connection reset after sending |',
+      '| 90 | z@example\\.com | unknown | outcome\\_unknown: timed out |',
+      '| 42 | grace\\_hopper@example\\.com | failed | rejected: The API said: "Template \\| not \\*found\\*" |',
+    ]);
+    expect(markdown).toContain('> [!WARNING]');
+    expect(batchOutputs(report())).toEqual({
+      created: '990',
+      failed: '7',
+      unknown: '1',
+      results_file: 'results.jsonl',
+    });
+  });
+
+  it('caps the table for huge batches and counts the rest', () => {
+    const problems = Array.from({ length: 5000 }, (_, i) => ({
+      line: 5000 - i,
+      email: `p${i}@example.com`,
+      code: 'rejected',
+      message: 'x'.repeat(1000),
+    }));
+    const markdown = batchSummaryMarkdown(report({ failed: 5000, problems }));
+    const rows = markdown.split('\n').filter((line) => /^\| \d+ \| p/.test(line));
+    expect(rows).toHaveLength(MAX_SUMMARY_ROWS);
+    expect(rows[0]?.startsWith('| 1 |')).toBe(true);
+    expect(markdown).toContain(`(first ${MAX_SUMMARY_ROWS} of 5000)`);
+    expect(markdown).toContain(`… and ${5000 - MAX_SUMMARY_ROWS} more in the results file.`);
+    expect(markdown.length).toBeLessThan(20_000);
+  });
+
+  it('leaves no HTML or table syntax in a cell (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const cell = escapeMarkdownCell(text);
+        expect(cell).not.toMatch(/[<>\r\n]/);
+        expect(cell.replaceAll('\\\\', '').replaceAll('\\|', '')).not.toContain('|');
+      }),
+    );
+  });
+});

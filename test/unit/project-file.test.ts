@@ -1,0 +1,137 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { loadProjectFile, locate, parseProjectFile } from '../../src/project/project-file.js';
+import { resolveTemplate, templateNamesFor } from '../../src/project/templates.js';
+
+const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+const NDA = '01JD7X5B3M9T8W2HQ4K6N0PRSA';
+const SANDBOX_OFFER = '01JD7X6C8PZ5R3V9YQ1TGM4HWB';
+
+function problemOf(text: string, path = '/repo/.esign.json'): UsageError {
+  try {
+    parseProjectFile(text, path);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected the project file to be refused');
+}
+
+describe('parseProjectFile', () => {
+  it('reads every documented key', () => {
+    const text = JSON.stringify({
+      profile: 'sandbox',
+      templates: { 'offer-letter': OFFER },
+      profiles: { sandbox: { templates: { 'offer-letter': SANDBOX_OFFER } } },
+      defaults: { expires_in_days: 14, concurrency: 8, rate: '10/s' },
+    });
+    expect(parseProjectFile(text, '/repo/.esign.json')).toEqual(JSON.parse(text));
+  });
+
+  it('refuses a token anywhere, naming its line and column (exit 2)', () => {
+    const top = problemOf('{\n  "templates": {},\n  "token": "tok_live_123"\n}\n');
+    expect(top.exitCode).toBe(2);
+    expect(top.message).toBe(
+      "/repo/.esign.json:3:3: the project file holds a token ('token'); secrets never live in a repository.",
+    );
+    const nested = problemOf('{"profiles": {"ci": {\n    "api_token": "x"}}}');
+    expect(nested.message).toContain(
+      "/repo/.esign.json:2:5: the project file holds a token ('profiles.ci.api_token')",
+    );
+    // A template may be called "token-refresh": a name, not a secret.
+    expect(parseProjectFile(`{"templates": {"token-refresh": "${OFFER}"}}`, 'p').templates).toEqual({
+      'token-refresh': OFFER,
+    });
+  });
+
+  it('reports malformed JSON with path, line and column', () => {
+    const error = problemOf(
+      '{\n  "templates": {\n    "offer-letter": "01JD7X4ZQ8G1N6RVS0Y2MBKT3E",\n  }\n}\n',
+    );
+    expect(error.message).toBe(
+      "/repo/.esign.json:4:3: the project file is not valid JSON: trailing comma before '}'.",
+    );
+  });
+
+  it('reports a wrong value and an unknown key with their line and column', () => {
+    const badId = problemOf('{\n  "templates": {\n    "offer-letter": "01JD7X4ZQ8"\n  }\n}');
+    expect(badId.message).toBe(
+      "/repo/.esign.json:3:5: 'templates.offer-letter' must be a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E).",
+    );
+    const typo = problemOf('{\n  "template": {}\n}');
+    expect(typo.message).toContain(
+      "/repo/.esign.json:2:3: unknown key 'template'. Did you mean 'templates'?",
+    );
+    const days = problemOf('{"defaults": {"expires_in_days": "14"}}');
+    expect(days.message).toBe("/repo/.esign.json:1:15: 'defaults.expires_in_days' must be a whole number.");
+  });
+
+  it('locate finds any key of any valid JSON object (property)', () => {
+    const key = fc.string({ minLength: 1, maxLength: 8 });
+    fc.assert(
+      fc.property(
+        fc.dictionary(key, fc.jsonValue(), { minKeys: 1 }),
+        fc.nat(),
+        fc.boolean(),
+        (object, pick, pretty) => {
+          const keys = Object.keys(object);
+          const chosen = keys[pick % keys.length] as string;
+          const text = JSON.stringify(object, null, pretty ? 2 : 0);
+          const { line, column } = locate(text, [chosen]);
+          const lineText = text.split('\n')[line - 1] ?? '';
+          expect(lineText.slice(column - 1).startsWith(JSON.stringify(chosen))).toBe(true);
+        },
+      ),
+    );
+  });
+});
+
+describe('finding the project file', () => {
+  it('is found from a nested folder, the nearest one winning', () => {
+    const root = mkdtempSync(join(tmpdir(), 'esign-project-'));
+    const nested = join(root, 'a', 'b', 'c');
+    mkdirSync(nested, { recursive: true });
+    writeFileSync(join(root, '.esign.json'), `{"templates": {"nda": "${NDA}"}}`);
+    expect(loadProjectFile(nested)?.path).toBe(join(root, '.esign.json'));
+    writeFileSync(join(root, 'a', '.esign.json'), `{"profile": "sandbox"}`);
+    expect(loadProjectFile(nested)).toEqual({
+      path: join(root, 'a', '.esign.json'),
+      content: { profile: 'sandbox' },
+    });
+  });
+});
+
+describe('template names', () => {
+  const project = {
+    path: '/repo/.esign.json',
+    content: {
+      templates: { 'offer-letter': OFFER, nda: NDA.toLowerCase() },
+      profiles: { sandbox: { templates: { 'offer-letter': SANDBOX_OFFER } } },
+    },
+  };
+
+  it('takes the profile names over the top-level ones', () => {
+    expect(templateNamesFor(project, 'default').names).toEqual({ 'offer-letter': OFFER, nda: NDA });
+    const sandbox = templateNamesFor(project, 'sandbox');
+    expect(sandbox.names).toEqual({ 'offer-letter': SANDBOX_OFFER, nda: NDA });
+    expect(sandbox.origins['offer-letter']).toBe('profiles.sandbox.templates');
+  });
+
+  it('resolves names, passes ids, and lists the names with did-you-mean for a typo', () => {
+    const names = templateNamesFor(project, 'default');
+    expect(resolveTemplate('offer-letter', names, '--template')).toEqual({ id: OFFER });
+    expect(resolveTemplate(NDA.toLowerCase(), names, '--template')).toEqual({ id: NDA });
+    expect(resolveTemplate('ofer-letter', names, '--template')).toEqual({
+      problem:
+        "--template: no template named 'ofer-letter'. Did you mean 'offer-letter'? Names in /repo/.esign.json: nda, offer-letter.",
+    });
+    // No names in force: the request schema's ULID check speaks, as before.
+    expect(resolveTemplate('offer-letter', templateNamesFor(undefined, 'default'), '--template')).toEqual({
+      id: 'offer-letter',
+    });
+  });
+});
