@@ -1,6 +1,9 @@
 // What `envelope batch` leaves on a GitHub Actions job page: a Markdown summary for
-// $GITHUB_STEP_SUMMARY and the step outputs created, failed, unknown and results_file. Pure: the
-// batch hands over a report, these return text.
+// $GITHUB_STEP_SUMMARY and the step outputs created, failed, unknown and results_file. The batch
+// hands over a report; these return text, and publishBatchReport appends it to the runner's files.
+import type { Env } from '../context.js';
+import { OutputFailedError } from '../errors.js';
+import { appendRunnerFile, formatOutputs, githubFiles } from './github-actions.js';
 
 /** A record that did not end with an envelope. */
 export interface BatchProblemRecord {
@@ -122,4 +125,25 @@ export function batchOutputs(report: BatchReport): Record<string, string> {
     unknown: String(report.unknown),
     results_file: report.resultsFile ?? '',
   };
+}
+
+/**
+ * In GitHub Actions (the caller checks githubActionsEnabled): the summary appended to
+ * $GITHUB_STEP_SUMMARY and the outputs to $GITHUB_OUTPUT, each when the runner names its file.
+ * A file that cannot be written is an OutputFailedError naming it (the envelopes exist already).
+ */
+export function publishBatchReport(report: BatchReport, env: Env): void {
+  const files = githubFiles(env);
+  const append = (path: string | undefined, name: string, text: string) => {
+    if (!path) return;
+    try {
+      appendRunnerFile(path, text);
+    } catch (error) {
+      throw new OutputFailedError(error as NodeJS.ErrnoException, `${name} (${path})`, {
+        hint: `The batch itself is done (${report.created} created); its results are ${report.resultsFile ? `in ${report.resultsFile}` : 'on stdout'}. Do not run it again without --resume.`,
+      });
+    }
+  };
+  append(files.stepSummary, '$GITHUB_STEP_SUMMARY', batchSummaryMarkdown(report));
+  append(files.output, '$GITHUB_OUTPUT', formatOutputs(batchOutputs(report)));
 }

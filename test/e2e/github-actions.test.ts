@@ -2,7 +2,7 @@
 // files, against the sandbox: step outputs, the mask before the URL, stdout untouched, annotations,
 // and the composite action's script end to end.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -176,7 +176,8 @@ describe('envelope create in GitHub Actions', () => {
   });
 });
 
-const SCRIPT = resolve(import.meta.dirname, '../../scripts/action-create.sh');
+const REPO = resolve(import.meta.dirname, '../..');
+const SCRIPT = join(REPO, 'scripts', 'action-create.sh');
 
 function runScript(env: Record<string, string>, cwd: string): Promise<SpawnResult> {
   return new Promise((resolvePromise, reject) => {
@@ -268,6 +269,46 @@ describe('the composite action (scripts/action-create.sh)', () => {
       child.on('close', () => resolvePromise(out));
     });
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('installs from the action’s own checkout with npm ci when it has no build yet', async () => {
+    const { dir, files } = runnerFiles();
+    // The action's checkout as GitHub puts it on the runner: sources, no dist/, no node_modules.
+    const action = join(dir, 'action');
+    mkdirSync(join(action, 'scripts'), { recursive: true });
+    cpSync(join(REPO, 'bin'), join(action, 'bin'), { recursive: true });
+    cpSync(SCRIPT, join(action, 'scripts', 'action-create.sh'));
+    cpSync(join(REPO, 'package.json'), join(action, 'package.json'));
+    // npm, as a stand-in that notes how it was called and "builds" by copying the real dist/.
+    const tools = join(dir, 'tools');
+    mkdirSync(tools);
+    const calls = join(dir, 'npm-calls');
+    writeFileSync(
+      join(tools, 'npm'),
+      `#!/usr/bin/env bash\necho "$PWD $*" >> ${JSON.stringify(calls)}\n[[ "$1" == ci ]] && cp -R ${JSON.stringify(join(REPO, 'dist'))} dist\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    const result = await runScript(
+      {
+        ...actionsEnv(files),
+        PATH: `${tools}:${dirname(process.execPath)}:/usr/bin:/bin`,
+        GITHUB_ACTION_PATH: action,
+        INPUT_TEMPLATE: ACME_OFFER,
+        INPUT_NAME: 'Grace Hopper',
+        INPUT_EMAIL: 'grace@example.com',
+        INPUT_SET: 'company=Acme Corp\nrole=Engineer',
+      },
+      dir,
+    );
+    expect(result.stderr).toContain('Installing esign from');
+    expect(result.code).toBe(0);
+    expect(readFileSync(calls, 'utf8')).toBe(`${action} ci --no-audit --no-fund\n`);
+    expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toMatch(
+      /\nsigning_url=http:\/\/127\.0\.0\.1:\d+\/sign\//,
+    );
+    expect(readFileSync(join(files.RUNNER_TEMP, 'esign-bin', 'esign'), 'utf8')).toContain(
+      join(action, 'bin', 'esign.js'),
+    );
   });
 
   it('fails with esign’s exit code and annotation when an input is wrong', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,6 +9,7 @@ import {
   batchSummaryMarkdown,
   escapeMarkdownCell,
   MAX_SUMMARY_ROWS,
+  publishBatchReport,
 } from '../../src/ci/batch-summary.js';
 import {
   errorAnnotation,
@@ -181,6 +185,22 @@ describe('the batch job summary', () => {
         expect(cell).not.toMatch(/[<>\r\n]/);
         expect(cell.replaceAll('\\\\', '').replaceAll('\\|', '')).not.toContain('|');
       }),
+    );
+  });
+});
+
+describe('publishing a batch report to the runner', () => {
+  it('appends the summary and the outputs to the files the runner names', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-publish-'));
+    const env = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
+    writeFileSync(env.GITHUB_OUTPUT, 'earlier=1\n');
+    publishBatchReport(report(), env);
+    expect(readFileSync(env.GITHUB_OUTPUT, 'utf8')).toBe(
+      'earlier=1\ncreated=990\nfailed=7\nunknown=1\nresults_file=results.jsonl\n',
+    );
+    expect(readFileSync(env.GITHUB_STEP_SUMMARY, 'utf8')).toBe(batchSummaryMarkdown(report()));
+    expect(() => publishBatchReport(report(), { GITHUB_OUTPUT: join(dir, 'no', 'such') })).toThrow(
+      /Could not write to \$GITHUB_OUTPUT/,
     );
   });
 });
