@@ -55,8 +55,16 @@ export function resolveTemplate(value: string, templates: TemplateNames, where: 
 }
 
 /**
+ * A well-formed id that stands in for a name that did not resolve: its problem is reported already,
+ * and the stand-in keeps the request schema from reporting the same field again. Nothing is sent
+ * while there are problems.
+ */
+export const UNRESOLVED_TEMPLATE_ID = '00000000000000000000000000';
+
+/**
  * For a batch record: its `template_id` (a string) resolved; any other value is left to the
- * request schema. Returns the record's template id to send, or pushes a problem.
+ * request schema. Returns the template id to put in the request; for a name that does not resolve,
+ * pushes the problem and returns UNRESOLVED_TEMPLATE_ID.
  */
 export function resolveRecordTemplate(
   value: unknown,
@@ -68,5 +76,5 @@ export function resolveRecordTemplate(
   const resolved = resolveTemplate(value, templates, where);
   if ('id' in resolved) return resolved.id;
   problems.push(resolved.problem);
-  return undefined;
+  return UNRESOLVED_TEMPLATE_ID;
 }

@@ -5,7 +5,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { loadProjectFile, locate, parseProjectFile } from '../../src/project/project-file.js';
-import { resolveTemplate, templateNamesFor } from '../../src/project/templates.js';
+import {
+  resolveRecordTemplate,
+  resolveTemplate,
+  templateNamesFor,
+  UNRESOLVED_TEMPLATE_ID,
+} from '../../src/project/templates.js';
 
 const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const NDA = '01JD7X5B3M9T8W2HQ4K6N0PRSA';
@@ -129,6 +134,14 @@ describe('template names', () => {
       problem:
         "--template: no template named 'ofer-letter'. Did you mean 'offer-letter'? Names in /repo/.esign.json: nda, offer-letter.",
     });
+    // A batch record's template_id: resolved, or the problem noted under the record's own key.
+    const problems: string[] = [];
+    expect(resolveRecordTemplate('nda', names, 'template_id', problems)).toBe(NDA);
+    expect(resolveRecordTemplate(42, names, 'template_id', problems)).toBe(42); // left to the schema
+    expect(resolveRecordTemplate('ndaa', names, 'template_id', problems)).toBe(UNRESOLVED_TEMPLATE_ID);
+    expect(problems).toEqual([
+      "template_id: no template named 'ndaa'. Did you mean 'nda'? Names in /repo/.esign.json: nda, offer-letter.",
+    ]);
     // No names in force: the request schema's ULID check speaks, as before.
     expect(resolveTemplate('offer-letter', templateNamesFor(undefined, 'default'), '--template')).toEqual({
       id: 'offer-letter',

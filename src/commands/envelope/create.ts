@@ -21,7 +21,7 @@ import {
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
 import { themeFor } from '../../io/theme.js';
 import { formatRelative, formatUtc } from '../../io/time.js';
-import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
 import { globalOptions, repeated } from '../options.js';
 import { connect, loadSettings } from '../settings.js';
 
@@ -118,12 +118,8 @@ function templateIdOf(value: string | undefined, settings: Settings, problems: P
   );
   if ('id' in resolved) return resolved.id;
   problems.push(resolved.problem);
-  // Reported already: a well-formed stand-in keeps the schema from reporting it a second time
-  // (nothing is sent while there are problems).
-  return UNRESOLVED_TEMPLATE;
+  return UNRESOLVED_TEMPLATE_ID;
 }
-
-const UNRESOLVED_TEMPLATE = '00000000000000000000000000';
 
 /** The step outputs envelope_id, signing_url, status and expires_at, in $GITHUB_OUTPUT. */
 function writeStepOutputs(envelope: Envelope, ctx: Context): void {
