@@ -164,7 +164,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addOption(
       option(
         '--ci-output <mode>',
-        'GitHub Actions outputs, masking and annotations: auto (when GITHUB_ACTIONS=true), github, none (env ESIGN_CI)',
+        'GitHub Actions outputs, masks and annotations (env ESIGN_CI; default auto: on when GITHUB_ACTIONS=true)',
         ['auto', 'github', 'none'],
       ),
     )

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { assertNoSecret } from '../helpers/context.js';
-import { freshConfigDir, runBin, type SpawnResult } from '../helpers/spawn.js';
+import { BIN, freshConfigDir, runBin, type SpawnResult } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 let sandbox: RunningSandbox;
@@ -100,6 +100,27 @@ describe('envelope create in GitHub Actions', () => {
     expect(firstUnmaskedLine(result.stderr, url)).toBe(-1);
     const lines = readFileSync(files.GITHUB_OUTPUT, 'utf8').split('\n');
     expect(lines[2]).toBe(`signing_url=${url}`);
+  });
+
+  it('written to one pipe (2>&1), the mask line comes before the line with the URL', async () => {
+    const { files } = runnerFiles();
+    const env = actionsEnv(files);
+    const result = await new Promise<string>((resolvePromise, reject) => {
+      const child = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" "$@" 2>&1`, 'sh', ...CREATE], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let text = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+      });
+      child.on('error', reject);
+      child.on('close', () => resolvePromise(text));
+    });
+    const url = /signing_url=(.*)\n/.exec(readFileSync(files.GITHUB_OUTPUT, 'utf8'))?.[1] as string;
+    const lines = result.split('\n');
+    expect(lines[0]).toBe(`::add-mask::${url}`);
+    expect(lines.slice(1).some((line) => line.includes(url))).toBe(true);
   });
 
   it('for a person (and with --verbose): the mask is the first line on stderr, before any line with the URL', async () => {
