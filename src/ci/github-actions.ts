@@ -84,3 +84,14 @@ export function maskValues(stderr: OutputStream, values: readonly string[]): voi
   const lines = values.filter((value) => value.trim() !== '').map(maskCommand);
   if (lines.length > 0) stderr.write(lines.join(''));
 }
+
+/**
+ * A line of JSON made inert for the runner, with the same meaning: the runner treats `##[name]` as
+ * a workflow command anywhere in a line (ActionCommand.TryParse), so a record's value echoed in an
+ * API error could say `##[stop-commands]…` and switch off the masks that follow. In JSON, `##[` can
+ * only stand inside a string, where `[` may be written `\u005b`: JSON.parse reads the same value.
+ * (The `::name::` form counts only at the start of a line, never the case for a JSON object.)
+ */
+export function inertJsonLine(json: string): string {
+  return json.includes('##[') ? json.replaceAll('##[', '##\\u005b') : json;
+}

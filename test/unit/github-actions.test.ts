@@ -16,6 +16,7 @@ import {
   escapeData,
   formatOutputs,
   githubActionsEnabled,
+  inertJsonLine,
   maskCommand,
 } from '../../src/ci/github-actions.js';
 
@@ -103,6 +104,17 @@ describe('workflow commands', () => {
       }),
     );
     expect(escapeData('50% done\r\nnext')).toBe('50%25 done%0D%0Anext');
+  });
+
+  it('a JSON line holds no ##[command] the runner would run, and means the same (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string(), (value, text) => {
+        const object = { line: 3, ok: false, error: { message: `x ##[stop-commands]${text}` }, value };
+        const line = inertJsonLine(JSON.stringify(object));
+        expect(line).not.toContain('##[');
+        expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(object)));
+      }),
+    );
   });
 
   it('an annotation keeps : and , of the title out of the command syntax', () => {
