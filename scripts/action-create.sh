@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The logic of the composite action (action.yml): install esign from the action's own checkout, put
 # `esign` on PATH for this and later steps, and create one envelope from the INPUT_* variables.
-# esign itself (GITHUB_ACTIONS=true) masks the signing URL and writes the step outputs envelope_id,
+# esign itself (--ci-output github) masks the signing URL and writes the step outputs envelope_id,
 # signing_url, status and expires_at to $GITHUB_OUTPUT. The URL never reaches the log from here:
 # esign's stdout goes to a private file, and the line printed below leaves the URL out.
 set -euo pipefail
@@ -25,7 +25,8 @@ if [[ -n "${GITHUB_PATH:-}" ]]; then echo "$bin_dir" >>"$GITHUB_PATH"; fi
 export PATH="$bin_dir:$PATH"
 
 # 3. The create, from the inputs.
-args=(envelope create --json)
+# --ci-output github: the action's outputs do not depend on ESIGN_CI or GITHUB_ACTIONS.
+args=(envelope create --json --ci-output github)
 add() { if [[ -n "$2" ]]; then args+=("$1" "$2"); fi; }
 add --base-url "${INPUT_BASE_URL:-}"
 add --profile "${INPUT_PROFILE:-}"
@@ -47,7 +48,7 @@ done <<<"${INPUT_SET:-}"
 envelope="$(mktemp "$temp/esign-envelope.XXXXXX")"
 trap 'rm -f "$envelope"' EXIT
 status=0
-GITHUB_ACTIONS=true esign "${args[@]}" >"$envelope" || status=$?
+esign "${args[@]}" >"$envelope" || status=$?
 if [[ $status -ne 0 ]]; then
   # esign said why on stderr, and as an ::error annotation.
   exit "$status"
