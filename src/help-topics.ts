@@ -13,7 +13,8 @@ Where a setting comes from, highest first:
   ESIGN_TIMEOUT      Seconds a request may take, all of it (flag --timeout; default 30).
   ESIGN_CONFIG_DIR   Folder of config.json (default: $XDG_CONFIG_HOME/esign, ~/.config/esign,
                      or the platform's config folder).
-  ESIGN_CI           "none" turns off the GitHub Actions integration (flag --ci-output none).
+  ESIGN_CI           GitHub Actions integration: auto (default; on when GITHUB_ACTIONS=true),
+                     github, or none (flag --ci-output).
 
 Read from the wider environment:
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   Proxies for the API (loopback addresses are never proxied).

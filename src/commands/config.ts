@@ -13,6 +13,7 @@ import {
 } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
+import { loadProjectFile } from '../project/project-file.js';
 import { GlobalOptions, globalOptions } from './options.js';
 
 const KEYS = ['base_url'] as const;
@@ -34,7 +35,7 @@ type KeyOption = z.infer<typeof KeyOption>;
 /** The profile a config command works on, and the folder of the config file. */
 function target(options: GlobalOptions, ctx: Context): { profile: string; dir: string } {
   return {
-    profile: resolveProfileName(options, ctx.env).value,
+    profile: resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value,
     dir: configDir(ctx.env, ctx.platform, ctx.homedir),
   };
 }

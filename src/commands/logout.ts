@@ -5,12 +5,13 @@ import { resolveProfileName } from '../config/settings.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { loadProjectFile } from '../project/project-file.js';
 import { GlobalOptions } from './options.js';
 
 export const options = GlobalOptions;
 
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const profile = resolveProfileName(options, ctx.env).value;
+  const profile = resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value;
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   if (getProfile(readConfigFile(dir), profile)?.token === undefined) {
     ctx.stderr.write(`No token is stored for profile '${profile}'; nothing to do.\n`);

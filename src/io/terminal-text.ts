@@ -3,11 +3,14 @@
 // line, set the window title (OSC) nor reorder what follows it (bidi overrides).
 
 // C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidi embeddings,
-// overrides and isolates.
+// overrides and isolates. Also `##[`: a CI runner (GitHub Actions) takes `##[command]` anywhere in a
+// log line as a workflow command, so server text could otherwise stop masking (`##[stop-commands]`);
+// its second `#` is written as `\x23`. (`::command::` counts only at the start of a line, which
+// server text never reaches: line breaks are escaped.)
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|(?<=#)#(?=\[)/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|##\[/;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

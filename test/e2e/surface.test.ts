@@ -1,7 +1,7 @@
 // The command-line surface as a new user meets it: help pages and topics, messages that say what to
 // do next, standard input on a terminal, and outputs that cannot be written.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -180,5 +180,32 @@ describe('a base URL without the /api/v1 prefix', () => {
     expect(set.stderr).toContain('does not end in the API prefix /api/v1');
     const fine = await runCli(['config', 'set', 'base_url', 'https://esign.example.com/api/v1']);
     expect(fine.stderr).not.toContain('warning');
+  });
+});
+
+describe("the project file's profile", () => {
+  it('applies to login, config and logout as it does to every other command', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'esign-project-'));
+    const nested = join(folder, 'deep', 'er');
+    mkdirSync(nested, { recursive: true });
+    writeFileSync(join(folder, '.esign.json'), JSON.stringify({ profile: 'team' }));
+    const login = await runCli(['login', '--with-token'], {
+      stdin: 'tok_team_profile_123456\n',
+      cwd: nested,
+    });
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain("profile 'team'");
+    const set = await runCli(['config', 'set', 'base_url', 'https://esign.example.com/api/v1'], {
+      cwd: nested,
+      configDir: login.ctx.configDir,
+    });
+    expect(set.stderr).toContain("profile 'team'");
+    const list = await runCli(['config', 'list', '--json'], { cwd: nested, configDir: login.ctx.configDir });
+    expect(JSON.parse(list.stdout)).toMatchObject({
+      profile: 'team',
+      base_url: 'https://esign.example.com/api/v1',
+    });
+    const logout = await runCli(['logout', '--profile', 'team'], { configDir: login.ctx.configDir });
+    expect(logout.stderr).toContain("Removed the token of profile 'team'");
   });
 });

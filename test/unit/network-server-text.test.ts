@@ -8,6 +8,9 @@ describe('escapeControl', () => {
     expect(escapeControl('Server Error\r\u001b[1A\u001b[2K')).toBe('Server Error\\r\\x1b[1A\\x1b[2K');
     expect(escapeControl('\u001b]0;pwned\u0007title')).toBe('\\x1b]0;pwned\\x07title');
     expect(escapeControl('a\nb\tc\u007f\u009b\u202eZ')).toBe('a\\nb\\tc\\x7f\\x9b\\u202eZ');
+    // A CI runner's command marker, anywhere in a line, is data too.
+    expect(escapeControl('x ##[stop-commands]abc')).toBe('x #\\x23[stop-commands]abc');
+    expect(escapeControl('# heading [link] #tag')).toBe('# heading [link] #tag');
     expect(escapeControl('Grüße, 東京 — ok')).toBe('Grüße, 東京 — ok');
   });
 
