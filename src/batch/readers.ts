@@ -3,6 +3,7 @@
 import { createInterface } from 'node:readline';
 import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
+import { setMergeField } from '../envelope/request.js';
 import { parseJsonText } from '../io/json.js';
 
 export type RawItem = { line: number; record: unknown } | { line: number; problem: string };
@@ -90,7 +91,7 @@ function rowToRecord(header: string[], cells: string[]): Record<string, unknown>
     if (name === 'template_id' || name === 'expires_in_days') record[name] = value;
     else if (name.startsWith('signatory_') && (RESERVED_COLUMNS as readonly string[]).includes(name)) {
       signatory[name.slice('signatory_'.length)] = value;
-    } else mergeData[name] = value;
+    } else setMergeField(mergeData, name, value);
   });
   record.signatory = signatory;
   record.merge_data = mergeData;

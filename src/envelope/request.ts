@@ -15,6 +15,17 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
+ * Sets a merge field as an own property, whatever its name: `data['__proto__'] = value` would call
+ * the prototype setter and drop the field. `__proto__` is a merge field like any other (a template
+ * may have that tag), so every path (--data, --set, CSV columns, JSONL merge_data) keeps it.
+ */
+export function setMergeField(data: Record<string, string>, key: string, value: string): void {
+  if (key === '__proto__') {
+    Object.defineProperty(data, key, { value, enumerable: true, writable: true, configurable: true });
+  } else data[key] = value;
+}
+
+/**
  * A merge-data value as the API wants it: strings as they are, numbers and booleans as their JSON
  * text (42 → "42", true → "true"). Null, arrays and objects have no string form: undefined.
  */
@@ -45,7 +56,7 @@ export function toMergeData(
       problems.push(
         `${where}: merge field '${key}' is ${kindOf(value)}; values must be strings, numbers or booleans.`,
       );
-    } else data[key] = text;
+    } else setMergeField(data, key, text);
   }
   return data;
 }
@@ -105,7 +116,7 @@ export function parseSetFlags(values: readonly string[], problems: Problems): Re
       );
       continue;
     }
-    data[raw.slice(0, at)] = raw.slice(at + 1);
+    setMergeField(data, raw.slice(0, at), raw.slice(at + 1));
   }
   return data;
 }
@@ -143,10 +154,10 @@ export function validateRequest(
   prefix = '',
 ): CreateEnvelopeRequest | undefined {
   const valid = CreateEnvelopeRequest.safeParse(body);
-  if (valid.success) return valid.data;
+  if (valid.success) return withProtoField(body, valid.data, problems, prefix);
   // Again with the inputs in the issues (slower; only for the message): "is required" needs them.
   const parsed = CreateEnvelopeRequest.safeParse(body, { reportInput: true });
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return withProtoField(body, parsed.data, problems, prefix);
   for (const issue of parsed.error.issues) {
     const path = issue.path.map(String).join('.');
     const isMissing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
@@ -156,6 +167,30 @@ export function validateRequest(
     );
   }
   return undefined;
+}
+
+/**
+ * zod's records skip a `__proto__` key (a guard for plain-object outputs), so a validated request
+ * has lost that merge field: put it back, in its place, checked as the schema would.
+ */
+function withProtoField(
+  body: unknown,
+  request: CreateEnvelopeRequest,
+  problems: Problems,
+  prefix: string,
+): CreateEnvelopeRequest | undefined {
+  const given = isPlainObject(body) ? body.merge_data : undefined;
+  if (!isPlainObject(given) || !Object.hasOwn(given, '__proto__')) return request;
+  const value: unknown = Object.getOwnPropertyDescriptor(given, '__proto__')?.value;
+  if (typeof value !== 'string') {
+    problems.push(`${prefix}merge field '__proto__': must be a string.`);
+    return undefined;
+  }
+  const mergeData: Record<string, string> = {};
+  for (const key of Object.keys(given)) {
+    setMergeField(mergeData, key, key === '__proto__' ? value : (request.merge_data[key] as string));
+  }
+  return { ...request, merge_data: mergeData };
 }
 
 export function normalizeRequest(body: CreateEnvelopeRequest): CreateEnvelopeRequest {
