@@ -1,12 +1,13 @@
 // Building a create-envelope request from flags, data files and records: merge data as strings,
 // every problem collected (not just the first), each naming where it came from.
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CreateEnvelopeRequest, describeIssues } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
-import { parseJsonText } from '../io/json.js';
+import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
+import { lineAndColumn, parseJsonText } from '../io/json.js';
 
 /** Collected input problems, each a full sentence naming its source. */
 export type Problems = string[];
@@ -88,19 +89,63 @@ export async function readMergeDataFiles(
   }
   for (const path of paths) {
     const where = path === '-' ? '--data - (standard input)' : `--data ${path}`;
-    let text: string;
+    let read: Decoded;
     try {
-      text =
-        path === '-' ? await ctx.stdin.readAll('merge data') : await readFile(resolve(ctx.cwd, path), 'utf8');
+      read =
+        path === '-'
+          ? checkStdinText(await ctx.stdin.readAll('merge data'))
+          : await readDataFile(resolve(ctx.cwd, path));
     } catch (error) {
       if (error instanceof InterruptedError) throw error; // Ctrl-C while reading standard input
       const why = describeReadError(error);
       problems.push(`${where}: cannot read the file (${why}).`);
       continue;
     }
-    merged = { ...merged, ...parseMergeDataText(text, where, problems) };
+    if (!read.ok) {
+      problems.push(`${where}: ${read.problem}.`);
+      continue;
+    }
+    merged = { ...merged, ...parseMergeDataText(read.text, where, problems) };
   }
   return merged;
+}
+
+type Decoded = { ok: true; text: string } | { ok: false; problem: string };
+
+const TOO_LARGE = `the file is larger than ${MAX_INPUT_RECORD_TEXT}, the most merge data may hold`;
+
+/** A --data file as text: UTF-8, at most MAX_INPUT_RECORD_BYTES. */
+async function readDataFile(path: string): Promise<Decoded> {
+  const file = await open(path, 'r');
+  try {
+    if ((await file.stat()).size > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
+    // Read in pieces: a FIFO or /dev/stdin has no size, and must be bounded as it is read.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of file.createReadStream({ autoClose: false })) {
+      length += (chunk as Buffer).length;
+      if (length > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
+      chunks.push(chunk as Buffer);
+    }
+    return decodeUtf8(Buffer.concat(chunks));
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Standard input arrives as text (the context reads it, with its terminal prompt and Ctrl-C), so
+ * bytes that were not UTF-8 show as U+FFFD, the replacement character: taken as the sign of them.
+ */
+function checkStdinText(text: string): Decoded {
+  if (Buffer.byteLength(text) > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
+  const at = text.indexOf('\ufffd');
+  if (at === -1) return { ok: true, text };
+  const { line, column } = lineAndColumn(text, at);
+  return {
+    ok: false,
+    problem: `line ${line}: not UTF-8 text: character ${column} is U+FFFD, the mark of bytes that are not valid UTF-8 (send it as UTF-8)`,
+  };
 }
 
 /** `--set key=value` flags, split at the first '='. */
