@@ -15,6 +15,7 @@ export type RawItem = { line: number; record: unknown } | { line: number; proble
  */
 export async function* readJsonl(input: Readable): AsyncGenerator<RawItem> {
   const checked = input.pipe(new CheckedLines());
+  input.once('error', (error) => checked.destroy(error)); // a read error ends the loop below with it
   const lines = createInterface({ input: checked, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   for await (const raw of lines) {
@@ -57,6 +58,11 @@ export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
         max_record_size: MAX_INPUT_RECORD_BYTES,
       }),
     );
+  let readError: unknown;
+  input.once('error', (error) => {
+    readError = error;
+    parser.destroy(error);
+  });
   let header: string[] | undefined;
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
@@ -93,6 +99,7 @@ export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
       yield { line, record: rowToRecord(header, item.record) };
     }
   } catch (error) {
+    if (error === readError) throw error; // the file, not its records
     yield* checked.problemsBefore();
     const { lines, message, code } = error as { lines?: number; message: string; code?: string };
     yield {

@@ -232,4 +232,16 @@ describe('batch readers and bad bytes', () => {
       { line: expect.any(Number), problem: expect.stringContaining('the record is larger than 16 MiB') },
     ]);
   });
+
+  it('a read error of the input ends either reader with that error (not a hang, not a crash)', async () => {
+    for (const [reader, text] of [
+      [readJsonl, '{"a":1}\n'],
+      [readCsv, 'signatory_name\nAda\n'],
+    ] as const) {
+      const input = new Readable({ read() {} });
+      input.push(Buffer.from(text));
+      setImmediate(() => input.destroy(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })));
+      await expect(collect(reader(input))).rejects.toThrow('EIO: i/o error, read');
+    }
+  });
 });
