@@ -35,7 +35,7 @@ describe('the config file', () => {
         expect(() => statSync(join(dir, 'config.json.lock'))).toThrow();
       }
     }
-  });
+  }, 120_000);
 
   it('a writer that cannot get the lock from a live owner fails non-zero, naming the lock, and changes nothing', async () => {
     const dir = freshConfigDir();
@@ -52,7 +52,7 @@ describe('the config file', () => {
     expect(result.stderr).toContain(join(dir, 'config.json.lock'));
     expect(result.stderr).not.toContain('Token stored');
     expect(readConfig(dir)).toEqual({ profiles: { alpha: { token: 'tok_alpha_0123456789' } } });
-  });
+  }, 60_000);
 
   it.each(['', '  \n\t\n'])(
     'an empty or whitespace-only config.json (%j) is an empty config for login and config set',

@@ -129,7 +129,7 @@ describe('an enormous line (600 MiB without a line break) through the built bina
     expect(result.stderr).toContain('line 2: the line is longer than 16 MiB, the most one record may hold');
     noStack(result.stderr);
     expect(server.requests).toHaveLength(0);
-  });
+  }, 60_000);
 
   it('in a CSV batch: exit 2 naming the line', async () => {
     const path = file('huge.csv', 'signatory_name,signatory_email\nAda,ada@example.com\nBob,');
@@ -142,7 +142,7 @@ describe('an enormous line (600 MiB without a line break) through the built bina
     expect(result.stderr).toContain('line 3: the line is longer than 16 MiB');
     noStack(result.stderr);
     expect(server.requests).toHaveLength(0);
-  });
+  }, 60_000);
 
   it('as a --data file: exit 2 naming the file and the limit', async () => {
     const path = file('huge.json', '{"x":"');
@@ -154,5 +154,5 @@ describe('an enormous line (600 MiB without a line break) through the built bina
     );
     noStack(result.stderr);
     expect(server.requests).toHaveLength(0);
-  });
+  }, 60_000);
 });

@@ -103,7 +103,7 @@ describe('acquireLock', () => {
       );
       expect(readdirSync(dir)).toEqual([]); // no lock, guard or draft left behind
     }
-  });
+  }, 180_000);
 
   it('with waitMs, 4 processes racing for a stale lock all get it in turn, never two at once', async () => {
     for (let round = 0; round < 5; round++) {
@@ -131,7 +131,7 @@ describe('acquireLock', () => {
       }
       expect(existsSync(lockPath)).toBe(false);
     }
-  });
+  }, 180_000);
 
   it('a live owner is busy at once without waitMs, and waited for with it', async () => {
     const lockPath = join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
