@@ -4,10 +4,17 @@
 import { isUtf8 } from 'node:buffer';
 import { Transform, type TransformCallback } from 'node:stream';
 
-/** The most one batch record (a line, or a CSV record over several lines) or one --data file may hold. */
-export const MAX_INPUT_RECORD_BYTES = 16 * 1024 * 1024;
+/**
+ * The most one batch record (a line, or a CSV record over several lines) or one --data file may
+ * hold: far beyond any real merge data or signatory, well below V8's longest string (~512 MiB).
+ */
+export const MAX_INPUT_RECORD_BYTES = 64 * 1024 * 1024;
 
-export const MAX_INPUT_RECORD_TEXT = '16 MiB';
+/** "64 MiB", or "32 bytes" for a small limit. */
+export const describeSize = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`;
+
+export const MAX_INPUT_RECORD_TEXT = describeSize(MAX_INPUT_RECORD_BYTES);
 
 const LF = 10;
 const CR = 13;
@@ -245,7 +252,7 @@ export class CheckedLines extends Transform {
   #queueTooLong(): void {
     this.#problems.push({
       line: this.#line,
-      problem: `the line is longer than ${MAX_INPUT_RECORD_TEXT}, the most one record may hold (is this the right file?)`,
+      problem: `the line is longer than ${describeSize(this.limit)}, the most one record may hold (is this the right file?)`,
     });
   }
 }

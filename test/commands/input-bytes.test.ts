@@ -126,7 +126,7 @@ describe('an enormous line (600 MiB without a line break) through the built bina
       timeoutMs: 60_000,
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('line 2: the line is longer than 16 MiB, the most one record may hold');
+    expect(result.stderr).toContain('line 2: the line is longer than 64 MiB, the most one record may hold');
     noStack(result.stderr);
     expect(server.requests).toHaveLength(0);
   }, 60_000);
@@ -139,7 +139,7 @@ describe('an enormous line (600 MiB without a line break) through the built bina
       timeoutMs: 60_000,
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('line 3: the line is longer than 16 MiB');
+    expect(result.stderr).toContain('line 3: the line is longer than 64 MiB');
     noStack(result.stderr);
     expect(server.requests).toHaveLength(0);
   }, 60_000);
@@ -150,7 +150,7 @@ describe('an enormous line (600 MiB without a line break) through the built bina
     const result = await runBin([...create, '--data', path], { env: env(), timeoutMs: 60_000 });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `--data ${path}: the file is larger than 16 MiB, the most merge data may hold.`,
+      `--data ${path}: the file is larger than 64 MiB, the most merge data may hold.`,
     );
     noStack(result.stderr);
     expect(server.requests).toHaveLength(0);
