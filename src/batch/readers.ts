@@ -3,22 +3,31 @@
 import { createInterface } from 'node:readline';
 import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
+import { setMergeField } from '../envelope/request.js';
+import { CheckedLines, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
 import { parseJsonText } from '../io/json.js';
 
 export type RawItem = { line: number; record: unknown } | { line: number; problem: string };
 
-/** JSON Lines: one JSON object a line; blank lines are skipped; a UTF-8 BOM and CRLF are fine. */
+/**
+ * JSON Lines: one JSON object a line; blank lines are skipped; a UTF-8 BOM and CRLF are fine. A
+ * line that is not UTF-8, or longer than MAX_INPUT_RECORD_BYTES, is a problem of its own.
+ */
 export async function* readJsonl(input: Readable): AsyncGenerator<RawItem> {
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const checked = input.pipe(new CheckedLines());
+  input.once('error', (error) => checked.destroy(error)); // a read error ends the loop below with it
+  const lines = createInterface({ input: checked, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   for await (const raw of lines) {
     line++;
+    if (checked.nextProblemLine <= line) yield* checked.problemsBefore(line + 1);
     const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (text.trim() === '') continue;
     const parsed = parseJsonText(text);
     if (parsed.ok) yield { line, record: parsed.value };
     else yield { line, problem: `invalid JSON at ${parsed.problem.replace(/^line 1, /, '')}` };
   }
+  yield* checked.problemsBefore();
 }
 
 /** The columns of a CSV that are not merge fields. */
@@ -35,10 +44,25 @@ export const RESERVED_COLUMNS = [
  * CRLF. Each row becomes the JSON Lines shape; empty cells count as absent, so defaults apply.
  */
 export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
+  const checked = new CheckedLines({ mask: true });
   const normalised = crlfToLf();
   const parser = input
+    .pipe(checked)
     .pipe(normalised)
-    .pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }));
+    .pipe(
+      parse({
+        bom: true,
+        info: true,
+        skip_empty_lines: true,
+        relax_column_count: true,
+        max_record_size: MAX_INPUT_RECORD_BYTES,
+      }),
+    );
+  let readError: unknown;
+  input.once('error', (error) => {
+    readError = error;
+    parser.destroy(error);
+  });
   let header: string[] | undefined;
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
@@ -46,6 +70,16 @@ export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
       const breaks = normalised.lineBreak;
       const newlines = item.record.reduce((sum, field) => sum + countLineBreaks(field, breaks), 0);
       const line = item.info.lines - newlines;
+      if (checked.nextProblemLine <= item.info.lines) {
+        // A line of this record (or an earlier, blank one) was bad: the problem stands for it.
+        let ownLine = false;
+        for (const problem of checked.problemsBefore(item.info.lines + 1)) {
+          ownLine ||= problem.line >= line;
+          yield problem;
+        }
+        if (ownLine && !header) return; // the header row itself
+        if (ownLine) continue;
+      }
       if (!header) {
         header = item.record.map((name) => name.trim());
         const problem = checkHeader(header);
@@ -65,9 +99,18 @@ export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
       yield { line, record: rowToRecord(header, item.record) };
     }
   } catch (error) {
-    const { lines, message } = error as { lines?: number; message: string };
-    yield { line: lines ?? 0, problem: `CSV cannot be read: ${message}` };
+    if (error === readError) throw error; // the file, not its records
+    yield* checked.problemsBefore();
+    const { lines, message, code } = error as { lines?: number; message: string; code?: string };
+    yield {
+      line: lines ?? 0,
+      problem:
+        code === 'CSV_MAX_RECORD_SIZE'
+          ? `the record is larger than ${MAX_INPUT_RECORD_TEXT}, the most one record may hold (an unclosed quote?)`
+          : `CSV cannot be read: ${message}`,
+    };
   }
+  yield* checked.problemsBefore();
 }
 
 function checkHeader(header: string[]): string | undefined {
@@ -90,7 +133,7 @@ function rowToRecord(header: string[], cells: string[]): Record<string, unknown>
     if (name === 'template_id' || name === 'expires_in_days') record[name] = value;
     else if (name.startsWith('signatory_') && (RESERVED_COLUMNS as readonly string[]).includes(name)) {
       signatory[name.slice('signatory_'.length)] = value;
-    } else mergeData[name] = value;
+    } else setMergeField(mergeData, name, value);
   });
   record.signatory = signatory;
   record.merge_data = mergeData;

@@ -22,6 +22,16 @@ export function checkToken(raw: string): string {
       hint: 'Paste the token exactly as the dashboard showed it, on one line.',
     });
   }
+  // It goes in an Authorization header: only visible ASCII can be sent as it is.
+  const bad = /[^\x21-\x7e]/u.exec(token);
+  if (bad) {
+    const code = (bad[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0');
+    const what = /[\p{Cc}]/u.test(bad[0]) ? 'a control character' : 'a character outside visible ASCII';
+    throw new UsageError(
+      `The token contains ${what} (U+${code} at position ${bad.index + 1}) and cannot be sent; nothing was stored.`,
+      { hint: 'Paste the token exactly as the dashboard showed it; tokens are plain ASCII.' },
+    );
+  }
   return token;
 }
 

@@ -1,18 +1,30 @@
 // Building a create-envelope request from flags, data files and records: merge data as strings,
 // every problem collected (not just the first), each naming where it came from.
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CreateEnvelopeRequest, describeIssues } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
-import { parseJsonText } from '../io/json.js';
+import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
+import { lineAndColumn, parseJsonText } from '../io/json.js';
 
 /** Collected input problems, each a full sentence naming its source. */
 export type Problems = string[];
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Sets a merge field as an own property, whatever its name: `data['__proto__'] = value` would call
+ * the prototype setter and drop the field. `__proto__` is a merge field like any other (a template
+ * may have that tag), so every path (--data, --set, CSV columns, JSONL merge_data) keeps it.
+ */
+export function setMergeField(data: Record<string, string>, key: string, value: string): void {
+  if (key === '__proto__') {
+    Object.defineProperty(data, key, { value, enumerable: true, writable: true, configurable: true });
+  } else data[key] = value;
+}
 
 /**
  * A merge-data value as the API wants it: strings as they are, numbers and booleans as their JSON
@@ -45,7 +57,7 @@ export function toMergeData(
       problems.push(
         `${where}: merge field '${key}' is ${kindOf(value)}; values must be strings, numbers or booleans.`,
       );
-    } else data[key] = text;
+    } else setMergeField(data, key, text);
   }
   return data;
 }
@@ -77,19 +89,63 @@ export async function readMergeDataFiles(
   }
   for (const path of paths) {
     const where = path === '-' ? '--data - (standard input)' : `--data ${path}`;
-    let text: string;
+    let read: Decoded;
     try {
-      text =
-        path === '-' ? await ctx.stdin.readAll('merge data') : await readFile(resolve(ctx.cwd, path), 'utf8');
+      read =
+        path === '-'
+          ? checkStdinText(await ctx.stdin.readAll('merge data'))
+          : await readDataFile(resolve(ctx.cwd, path));
     } catch (error) {
       if (error instanceof InterruptedError) throw error; // Ctrl-C while reading standard input
       const why = describeReadError(error);
       problems.push(`${where}: cannot read the file (${why}).`);
       continue;
     }
-    merged = { ...merged, ...parseMergeDataText(text, where, problems) };
+    if (!read.ok) {
+      problems.push(`${where}: ${read.problem}.`);
+      continue;
+    }
+    merged = { ...merged, ...parseMergeDataText(read.text, where, problems) };
   }
   return merged;
+}
+
+type Decoded = { ok: true; text: string } | { ok: false; problem: string };
+
+const TOO_LARGE = `the file is larger than ${MAX_INPUT_RECORD_TEXT}, the most merge data may hold`;
+
+/** A --data file as text: UTF-8, at most MAX_INPUT_RECORD_BYTES. */
+async function readDataFile(path: string): Promise<Decoded> {
+  const file = await open(path, 'r');
+  try {
+    if ((await file.stat()).size > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
+    // Read in pieces: a FIFO or /dev/stdin has no size, and must be bounded as it is read.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of file.createReadStream({ autoClose: false })) {
+      length += (chunk as Buffer).length;
+      if (length > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
+      chunks.push(chunk as Buffer);
+    }
+    return decodeUtf8(Buffer.concat(chunks));
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Standard input arrives as text (the context reads it, with its terminal prompt and Ctrl-C), so
+ * bytes that were not UTF-8 show as U+FFFD, the replacement character: taken as the sign of them.
+ */
+function checkStdinText(text: string): Decoded {
+  if (Buffer.byteLength(text) > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
+  const at = text.indexOf('\ufffd');
+  if (at === -1) return { ok: true, text };
+  const { line, column } = lineAndColumn(text, at);
+  return {
+    ok: false,
+    problem: `line ${line}: not UTF-8 text: character ${column} is U+FFFD, the mark of bytes that are not valid UTF-8 (send it as UTF-8)`,
+  };
 }
 
 /** `--set key=value` flags, split at the first '='. */
@@ -105,7 +161,7 @@ export function parseSetFlags(values: readonly string[], problems: Problems): Re
       );
       continue;
     }
-    data[raw.slice(0, at)] = raw.slice(at + 1);
+    setMergeField(data, raw.slice(0, at), raw.slice(at + 1));
   }
   return data;
 }
@@ -143,10 +199,10 @@ export function validateRequest(
   prefix = '',
 ): CreateEnvelopeRequest | undefined {
   const valid = CreateEnvelopeRequest.safeParse(body);
-  if (valid.success) return valid.data;
+  if (valid.success) return withProtoField(body, valid.data, problems, prefix);
   // Again with the inputs in the issues (slower; only for the message): "is required" needs them.
   const parsed = CreateEnvelopeRequest.safeParse(body, { reportInput: true });
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return withProtoField(body, parsed.data, problems, prefix);
   for (const issue of parsed.error.issues) {
     const path = issue.path.map(String).join('.');
     const isMissing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
@@ -156,6 +212,30 @@ export function validateRequest(
     );
   }
   return undefined;
+}
+
+/**
+ * zod's records skip a `__proto__` key (a guard for plain-object outputs), so a validated request
+ * has lost that merge field: put it back, in its place, checked as the schema would.
+ */
+function withProtoField(
+  body: unknown,
+  request: CreateEnvelopeRequest,
+  problems: Problems,
+  prefix: string,
+): CreateEnvelopeRequest | undefined {
+  const given = isPlainObject(body) ? body.merge_data : undefined;
+  if (!isPlainObject(given) || !Object.hasOwn(given, '__proto__')) return request;
+  const value: unknown = Object.getOwnPropertyDescriptor(given, '__proto__')?.value;
+  if (typeof value !== 'string') {
+    problems.push(`${prefix}merge field '__proto__': must be a string.`);
+    return undefined;
+  }
+  const mergeData: Record<string, string> = {};
+  for (const key of Object.keys(given)) {
+    setMergeField(mergeData, key, key === '__proto__' ? value : (request.merge_data[key] as string));
+  }
+  return { ...request, merge_data: mergeData };
 }
 
 export function normalizeRequest(body: CreateEnvelopeRequest): CreateEnvelopeRequest {

@@ -1,0 +1,124 @@
+// The config file as a local file: concurrent writers, an empty file, the folder's mode and the
+// file's permissions.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configPermissionWarning } from '../../src/config/store.js';
+import { runCli } from '../helpers/context.js';
+import { freshConfigDir, runBin } from '../helpers/spawn.js';
+
+const readConfig = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+
+describe('the config file', () => {
+  it('20 pairs of `login --profile alpha` and `--profile beta` at the same moment keep both profiles', async () => {
+    for (let round = 0; round < 4; round++) {
+      const dirs = Array.from({ length: 5 }, () => freshConfigDir());
+      const results = await Promise.all(
+        dirs.flatMap((dir) =>
+          ['alpha', 'beta'].map((profile) =>
+            runBin(['login', '--with-token', '--profile', profile], {
+              env: { ESIGN_CONFIG_DIR: dir },
+              stdin: `tok_${profile}_0123456789`,
+              timeoutMs: 30_000,
+            }),
+          ),
+        ),
+      );
+      for (const result of results) expect(result.stderr).toContain('Token stored');
+      expect(results.map((result) => result.code)).toEqual(results.map(() => 0));
+      for (const dir of dirs) {
+        expect(readConfig(dir)).toEqual({
+          profiles: { alpha: { token: 'tok_alpha_0123456789' }, beta: { token: 'tok_beta_0123456789' } },
+        });
+        expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+        expect(() => statSync(join(dir, 'config.json.lock'))).toThrow();
+      }
+    }
+  }, 120_000);
+
+  it('a writer that cannot get the lock from a live owner fails non-zero, naming the lock, and changes nothing', async () => {
+    const dir = freshConfigDir();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config.json'), '{"profiles":{"alpha":{"token":"tok_alpha_0123456789"}}}');
+    // This test's own process is alive: the lock is held for the whole wait.
+    writeFileSync(join(dir, 'config.json.lock'), `${process.pid}\nanother esign\n`);
+    const result = await runCli(['login', '--with-token', '--profile', 'beta'], {
+      configDir: dir,
+      stdin: 'tok_beta_0123456789',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`is being changed by another esign process (${process.pid})`);
+    expect(result.stderr).toContain(join(dir, 'config.json.lock'));
+    expect(result.stderr).not.toContain('Token stored');
+    expect(readConfig(dir)).toEqual({ profiles: { alpha: { token: 'tok_alpha_0123456789' } } });
+  }, 60_000);
+
+  it.each(['', '  \n\t\n'])(
+    'an empty or whitespace-only config.json (%j) is an empty config for login and config set',
+    async (text) => {
+      const dir = freshConfigDir();
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'config.json'), text);
+      const login = await runCli(['login', '--with-token', '--profile', 'alpha'], {
+        configDir: dir,
+        stdin: 'tok_alpha_0123456789',
+      });
+      expect(login.stderr).toContain('Token stored');
+      expect(login.code).toBe(0);
+      expect(readConfig(dir)).toEqual({ profiles: { alpha: { token: 'tok_alpha_0123456789' } } });
+
+      writeFileSync(join(dir, 'config.json'), text);
+      const set = await runCli(['config', 'set', 'base_url', 'https://esign.example.com/api/v1'], {
+        configDir: dir,
+      });
+      expect(set.code).toBe(0);
+      expect(readConfig(dir)).toEqual({
+        profiles: { default: { base_url: 'https://esign.example.com/api/v1' } },
+      });
+    },
+  );
+
+  it('an existing ESIGN_CONFIG_DIR keeps its mode (a shared 1777 folder keeps its sticky bit)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'esign-shared-')), 'shared');
+    mkdirSync(dir);
+    chmodSync(dir, 0o1777);
+    const result = await runCli(['login', '--with-token'], {
+      configDir: dir,
+      stdin: 'tok_shared_0123456789',
+    });
+    expect(result.code).toBe(0);
+    expect(statSync(dir).mode & 0o7777).toBe(0o1777);
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('new folders are created 0700, parents included', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'esign-new-'));
+    const dir = join(root, 'a', 'b');
+    const result = await runCli(['login', '--with-token'], { configDir: dir, stdin: 'tok_new_0123456789' });
+    expect(result.code).toBe(0);
+    expect(statSync(join(root, 'a')).mode & 0o777).toBe(0o700);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it.runIf(process.platform !== 'win32')(
+    'configPermissionWarning: one line when group or others can read the file, nothing otherwise',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'esign-perm-'));
+      expect(configPermissionWarning(dir)).toBeUndefined(); // no file
+      const path = join(dir, 'config.json');
+      writeFileSync(path, '{}');
+      chmodSync(path, 0o600);
+      expect(configPermissionWarning(dir)).toBeUndefined();
+      chmodSync(path, 0o644);
+      const warning = configPermissionWarning(dir);
+      expect(warning).toBe(
+        `warning: the config file ${path} holds tokens and is readable by group or others (mode 0644); run: chmod 600 ${path}`,
+      );
+      expect(warning).not.toContain('\n');
+      chmodSync(path, 0o640);
+      expect(configPermissionWarning(dir)).toContain('(mode 0640)');
+      expect(configPermissionWarning(dir, 'win32')).toBeUndefined();
+    },
+  );
+});
