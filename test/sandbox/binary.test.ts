@@ -79,6 +79,26 @@ describe('node bin/esign.js sandbox', () => {
     },
   );
 
+  it('--rate-limit 1/h --rate-limit-headers structured: the quota, spent, then 429 with Retry-After', async () => {
+    const started = await spawnSandbox(['--rate-limit', '1/h', '--rate-limit-headers', 'structured']);
+    try {
+      const first = await create(started);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+      expect(first.headers.get('ratelimit-policy')).toBe('"default";q=1;w=3600');
+      const second = await create(started);
+      expect(second.status).toBe(429);
+      const seconds = Number(/;t=(\d+)$/.exec(second.headers.get('ratelimit') ?? '')?.[1]);
+      expect(second.headers.get('retry-after')).toBe(String(Math.max(1, seconds)));
+      expect(((await second.json()) as { message: string }).message).toMatch(
+        /^Too Many Requests: at most 1\/h per token/,
+      );
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exit;
+    }
+  });
+
   it('leaves a whole state file when killed with SIGKILL during creates, with every envelope answered 200', async () => {
     const statePath = join(folder, 'killed.json');
     const started = await spawnSandbox(['--state', statePath]);
