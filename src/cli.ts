@@ -397,6 +397,11 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     )
     .option('--drop-rate <0..1>', 'Share of creates whose connection is closed after the envelope was made')
     .option('--seed-random <n>', 'Seed for the random failures, to make them reproducible')
+    .addOption(
+      new Option('--keep-requests <n>', 'Requests kept for GET /_sandbox/requests (0 keeps none)').default(
+        10000,
+      ),
+    )
     .addHelpText(
       'after',
       examples([

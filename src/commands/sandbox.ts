@@ -114,7 +114,10 @@ function startupText(sandbox: RunningSandbox, flags: SandboxFlags, ctx: Context)
   );
   row('Base URL', c.cyan(sandbox.baseUrl));
   row('Signing pages', `${sandbox.url}/sign/<envelope_id>`);
-  row('Admin secret', `${sandbox.adminSecret}  ${c.dim('(for /_sandbox/…: revoke and create tokens)')}`);
+  row(
+    'Admin secret',
+    `${sandbox.adminSecret}  ${c.dim('(for /_sandbox/…: tokens, faults, requests and envelopes received)')}`,
+  );
   row(
     'State',
     sandbox.statePath === null
@@ -155,6 +158,10 @@ function startupText(sandbox: RunningSandbox, flags: SandboxFlags, ctx: Context)
     'Rehearse a token rotation (revoke a token while the sandbox runs):',
     `  curl -s -X POST ${sandbox.url}/_sandbox/tokens/revoke -H 'Authorization: Bearer ${sandbox.adminSecret}' \\`,
     `    -H 'Content-Type: application/json' -d '{"token": "<token>"}'`,
+    '',
+    'Fail the next create on cue (or send the header X-Sandbox-Fault: 503 with one request):',
+    `  curl -s -X POST ${sandbox.url}/_sandbox/faults -H 'Authorization: Bearer ${sandbox.adminSecret}' \\`,
+    `    -H 'Content-Type: application/json' -d '{"next": ["503"]}'`,
     '',
     c.dim('Requests are logged on stderr. Ctrl-C stops the sandbox.'),
   );

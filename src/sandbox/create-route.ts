@@ -17,7 +17,7 @@ import {
   validationErrorBody,
 } from './create-request.js';
 import type { OneShotFault } from './faults.js';
-import { readJsonBody, sendJson } from './http-io.js';
+import { readBody, readJsonBody, sendJson } from './http-io.js';
 import { formatRateLimit, type RateLimiter, type RateLimitState, rateLimitHeaders } from './rate-limit.js';
 import type { SandboxRuntime } from './runtime.js';
 import type { ApiToken, EnvelopeRecord } from './store.js';
@@ -37,7 +37,7 @@ export function sendUnauthenticated(res: ServerResponse): void {
 /** A one-shot fault for this request, and where it came from (named in the answer's message). */
 export interface FaultShot {
   fault: OneShotFault;
-  source: 'X-Sandbox-Fault' | 'POST /_sandbox/faults';
+  source: 'X-Sandbox-Fault' | 'queued with POST /_sandbox/faults';
 }
 
 function setHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): void {
@@ -103,12 +103,20 @@ export async function handleCreate(
   // Wall-clock time: the windows are aligned to the Unix epoch (not the possibly fixed clock of created_at).
   const now = limiter ? Date.now() : 0;
   const kind = shot?.fault.kind;
+  // The request recorder keeps the body of requests answered before it is read, too.
+  const recordBody = async () => {
+    if (!onBody) return;
+    const body = await readBody(req);
+    if (Buffer.isBuffer(body)) onBody(body.toString('utf8'));
+  };
   if (shot && (kind === '503' || kind === '429' || kind === '500')) {
+    await recordBody();
     if (limiter && kind !== '429') applyRateLimit(res, limiter, limiter.peek(token, now), now);
     sendForced(res, kind, shot.source, limiter, token, now);
     return;
   }
   if (fate.fail) {
+    await recordBody();
     if (limiter) applyRateLimit(res, limiter, limiter.peek(token, now), now);
     sendJson(
       res,
@@ -122,6 +130,7 @@ export async function handleCreate(
     return;
   }
   if (!token) {
+    await recordBody();
     if (limiter) applyRateLimit(res, limiter, limiter.peek(undefined, now), now);
     sendUnauthenticated(res);
     return;
@@ -131,6 +140,7 @@ export async function handleCreate(
     const state = limiter.take(token, now);
     applyRateLimit(res, limiter, state, now);
     if (state.limited) {
+      await recordBody();
       sendJson(res, 429, {
         message: `Too Many Requests: at most ${formatRateLimit(limiter.policy)} per token (--rate-limit). Retry after ${res.getHeader('retry-after')} s.`,
       });

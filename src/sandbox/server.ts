@@ -269,7 +269,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         shot = { fault, source: 'X-Sandbox-Fault' };
       } else {
         const fault = faults.takeNext();
-        if (fault) shot = { fault, source: 'POST /_sandbox/faults' };
+        if (fault) shot = { fault, source: 'queued with POST /_sandbox/faults' };
       }
     }
     const latencyMs = shot?.fault.kind === 'latency' ? shot.fault.ms : faults.options.latencyMs;
@@ -279,9 +279,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         peekRateLimit(req, res);
         return sendMethodNotAllowed(res, req.method ?? '', path, 'POST');
       }
-      return handleCreate(req, res, sandbox, shot, (text) => {
-        if (entry) entry.body = text;
-      });
+      const record = entry;
+      return handleCreate(
+        req,
+        res,
+        sandbox,
+        shot,
+        record &&
+          ((text) => {
+            record.body = text;
+          }),
+      );
     }
     if (path.startsWith(SIGN_PREFIX)) return handleSignPage(req, res, path, sandbox);
     const isApi = path.startsWith(API_PREFIX);
