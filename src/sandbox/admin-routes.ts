@@ -21,7 +21,7 @@ import {
   type OneShotFault,
   parseOneShotFault,
 } from './faults.js';
-import { readJsonBody, sendJson, sendMethodNotAllowed } from './http-io.js';
+import { readJsonBody, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
 import { describeIssuesIn } from './issues.js';
 import {
   formatRateLimit,
@@ -172,7 +172,7 @@ function requestView(request: ReceivedRequest) {
     time: new Date(request.receivedAt).toISOString(),
     method: request.method,
     path: request.path,
-    headers: request.headers,
+    headers: redactedHeaders(request.headers),
     body: request.body,
     status: request.status,
   };

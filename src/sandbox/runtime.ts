@@ -15,7 +15,7 @@ export interface ReceivedRequest {
   method: string;
   /** The request target as sent: path and query string. */
   path: string;
-  /** As received, with Authorization (and Proxy-Authorization) redacted. */
+  /** As received (redactedHeaders() before they are shown: Authorization and Proxy-Authorization). */
   headers: Record<string, string | string[] | undefined>;
   /** The body as text, once it was read ('' when it was not). */
   body: string;

@@ -11,7 +11,7 @@
 // Routes: POST /api/v1/native/envelopes/create (create-route.ts), GET /sign/<id> (sign-route.ts),
 // /_sandbox/* with the admin secret (admin-routes.ts). Everything else: JSON 404 or 405.
 import { randomBytes, randomInt } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,7 +19,7 @@ import { UsageError } from '../errors.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
 import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './create-route.js';
 import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults.js';
-import { pathOf, sendJson, sendMethodNotAllowed } from './http-io.js';
+import { pathOf, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
 import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './rate-limit.js';
 import { RingLog } from './ring-log.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
@@ -127,21 +127,6 @@ function originOf(host: string, port: number): string {
 function printable(text: string): string {
   const clean = text.replace(/[^\x20-\x7e]/g, '?');
   return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
-}
-
-/** `Bearer [redacted]`: the scheme stays (a test may check it), the credentials go. */
-function redacted(value: string): string {
-  const scheme = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,30} /.exec(value)?.[0] ?? '';
-  return `${scheme}[redacted]`;
-}
-
-/** The request's headers as GET /_sandbox/requests shows them: credentials redacted. */
-function redactedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> {
-  const copy: Record<string, string | string[] | undefined> = { ...headers };
-  if (typeof copy.authorization === 'string') copy.authorization = redacted(copy.authorization);
-  if (typeof copy['proxy-authorization'] === 'string')
-    copy['proxy-authorization'] = redacted(copy['proxy-authorization']);
-  return copy;
 }
 
 function organisationInfo(store: SandboxStore, seed: Seed): SandboxOrganisationInfo[] {
@@ -315,7 +300,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           receivedAt: Date.now(),
           method: req.method ?? '',
           path: req.url ?? '',
-          headers: redactedHeaders(req.headers),
+          headers: req.headers, // redacted when listed: no copy on the hot path
           body: '',
           status: null,
         };
@@ -391,7 +376,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     restored: stateFile?.restored ?? false,
     randomSeed,
     organisations: organisationInfo(store, seed),
-    requests: () => sandbox.requests.items(),
+    requests: () => sandbox.requests.items().map((r) => ({ ...r, headers: redactedHeaders(r.headers) })),
     configureFaults: (changes) => faults.configure(changes),
     envelopeCount: () => store.envelopes.size,
     close,
