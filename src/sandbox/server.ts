@@ -246,6 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       if (header !== undefined) {
         const fault = parseOneShotFault(String(header));
         if (!fault) {
+          peekRateLimit(req, res);
           sendJson(res, 400, {
             message: `X-Sandbox-Fault must be ${ONE_SHOT_FORMAT} (got ${JSON.stringify(printable(String(header)))}).`,
           });

@@ -102,6 +102,10 @@ describe('X-Sandbox-Fault: one request, one fault', () => {
       message: 'X-Sandbox-Fault must be 503, 429, 500, drop or latency=<ms> (0 to 60000) (got "404").',
     });
     expect(sandbox.envelopeCount()).toBe(0);
+    const limited = await start({ rateLimit: '5/h' });
+    const refused = await postCreate(limited, validBody(), withFault('nope'));
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('5'); // shown, not counted
   });
 });
 
