@@ -383,15 +383,32 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--json', 'Print the start-up details as one JSON object on stdout')
     .option('--latency <ms>', 'Delay every answer by this many milliseconds')
     .option('--fail-rate <0..1>', 'Share of create requests answered 503 with Retry-After')
-    .option('--rate-limit <n>', 'Create requests allowed per second before 429 with Retry-After')
+    .option(
+      '--rate-limit <n[/window]>',
+      'Create requests allowed per token and window (50, 50/s, 100/min, 50/5s) before 429 with Retry-After',
+    )
+    .addOption(
+      option('--rate-limit-headers <style>', 'Rate-limit headers on API answers', [
+        'x-ratelimit',
+        'ietf',
+        'structured',
+        'none',
+      ]).default('x-ratelimit'),
+    )
     .option('--drop-rate <0..1>', 'Share of creates whose connection is closed after the envelope was made')
     .option('--seed-random <n>', 'Seed for the random failures, to make them reproducible')
+    .addOption(
+      new Option('--keep-requests <n>', 'Requests kept for GET /_sandbox/requests (0 keeps none)').default(
+        10000,
+      ),
+    )
     .addHelpText(
       'after',
       examples([
         'esign sandbox',
         'esign sandbox --port 0 --json > sandbox.json &',
         'esign sandbox --state sandbox-state.json --fail-rate 0.1 --seed-random 42',
+        'esign sandbox --rate-limit 100/min --rate-limit-headers ietf',
       ]),
     )
     .action(action(() => import('./commands/sandbox.js')));

@@ -5,8 +5,19 @@ import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
+import {
+  formatRateLimit,
+  parseRateLimit,
+  RATE_LIMIT_HEADER_STYLES,
+  type RateLimitPolicy,
+} from '../sandbox/rate-limit.js';
 import { loadSeedFile } from '../sandbox/seed.js';
-import { type RunningSandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
+import {
+  DEFAULT_KEEP_REQUESTS,
+  type RunningSandbox,
+  type SandboxOptions,
+  startSandbox,
+} from '../sandbox/server.js';
 import { globalOptions, share, wholeNumber } from './options.js';
 
 /** The flags, typed and checked: a bad value is a usage error naming the flag. */
@@ -25,11 +36,31 @@ export const options = z.object({
   state: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
   latency: z.optional(wholeNumber(0, 60_000, 'a whole number of milliseconds from 0 to 60000')),
   failRate: z.optional(share()),
-  rateLimit: z.optional(wholeNumber(1, 1_000_000, 'a whole number of requests per second, at least 1')),
+  rateLimit: z.optional(rateLimitPolicy()),
+  rateLimitHeaders: z._default(z.enum(RATE_LIMIT_HEADER_STYLES), 'x-ratelimit'),
+  keepRequests: z._default(
+    wholeNumber(0, 1_000_000, 'a whole number from 0 (keep none) to 1000000'),
+    DEFAULT_KEEP_REQUESTS,
+  ),
   dropRate: z.optional(share()),
   seedRandom: z.optional(wholeNumber(0, 2 ** 32 - 1)),
 });
 type SandboxFlags = z.infer<typeof options>;
+
+/** `--rate-limit 50`, `50/s`, `100/min`, `50/5s`: a policy, or an issue naming the accepted forms. */
+function rateLimitPolicy() {
+  return z.pipe(
+    z.union([z.string(), z.number()]),
+    z.transform((raw, ctx): RateLimitPolicy => {
+      const parsed = parseRateLimit(String(raw));
+      if (typeof parsed === 'string') {
+        ctx.issues.push({ code: 'custom', message: parsed, input: raw });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  );
+}
 
 const isLoopback = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
 
@@ -42,7 +73,10 @@ function faultsSummary(flags: SandboxFlags, sandbox: RunningSandbox): string | u
   const parts: string[] = [];
   if (flags.latency) parts.push(`latency ${flags.latency} ms`);
   if (flags.failRate) parts.push(`fail-rate ${flags.failRate} (503)`);
-  if (flags.rateLimit !== undefined) parts.push(`rate-limit ${flags.rateLimit}/s per organisation (429)`);
+  if (flags.rateLimit !== undefined)
+    parts.push(
+      `rate-limit ${formatRateLimit(flags.rateLimit)} per token (429), ${flags.rateLimitHeaders === 'none' ? 'no rate-limit headers' : `${flags.rateLimitHeaders} headers`}`,
+    );
   if (flags.dropRate) parts.push(`drop-rate ${flags.dropRate}`);
   if (parts.length === 0) return undefined;
   return `${parts.join(', ')}; dice seeded with --seed-random ${sandbox.randomSeed}`;
@@ -58,10 +92,14 @@ function startupJson(sandbox: RunningSandbox, flags: SandboxFlags): string {
     faults: {
       latency_ms: flags.latency ?? 0,
       fail_rate: flags.failRate ?? 0,
-      rate_limit: flags.rateLimit ?? null,
+      rate_limit: flags.rateLimit
+        ? { limit: flags.rateLimit.limit, window_seconds: flags.rateLimit.windowSeconds }
+        : null,
+      rate_limit_headers: flags.rateLimitHeaders,
       drop_rate: flags.dropRate ?? 0,
       seed_random: sandbox.randomSeed,
     },
+    keep_requests: flags.keepRequests,
     organisations: sandbox.organisations,
   })}\n`;
 }
@@ -76,7 +114,10 @@ function startupText(sandbox: RunningSandbox, flags: SandboxFlags, ctx: Context)
   );
   row('Base URL', c.cyan(sandbox.baseUrl));
   row('Signing pages', `${sandbox.url}/sign/<envelope_id>`);
-  row('Admin secret', `${sandbox.adminSecret}  ${c.dim('(for /_sandbox/…: revoke and create tokens)')}`);
+  row(
+    'Admin secret',
+    `${sandbox.adminSecret}  ${c.dim('(for /_sandbox/…: tokens, faults, requests and envelopes received)')}`,
+  );
   row(
     'State',
     sandbox.statePath === null
@@ -118,6 +159,10 @@ function startupText(sandbox: RunningSandbox, flags: SandboxFlags, ctx: Context)
     `  curl -s -X POST ${sandbox.url}/_sandbox/tokens/revoke -H 'Authorization: Bearer ${sandbox.adminSecret}' \\`,
     `    -H 'Content-Type: application/json' -d '{"token": "<token>"}'`,
     '',
+    'Fail the next create on cue (or send the header X-Sandbox-Fault: 503 with one request):',
+    `  curl -s -X POST ${sandbox.url}/_sandbox/faults -H 'Authorization: Bearer ${sandbox.adminSecret}' \\`,
+    `    -H 'Content-Type: application/json' -d '{"next": ["503"]}'`,
+    '',
     c.dim('Requests are logged on stderr. Ctrl-C stops the sandbox.'),
   );
   return `${lines.join('\n')}\n`;
@@ -150,6 +195,8 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<number> {
     latencyMs: flags.latency ?? 0,
     failRate: flags.failRate ?? 0,
     rateLimit: flags.rateLimit ?? null,
+    rateLimitHeaders: flags.rateLimitHeaders,
+    keepRequests: flags.keepRequests,
     dropRate: flags.dropRate ?? 0,
     randomSeed: flags.seedRandom,
     log,

@@ -6,13 +6,32 @@
 //   POST /_sandbox/tokens          {"organisation": "...", "name": "..."} -> 201 with the new token, shown once
 //   POST /_sandbox/tokens/revoke   {"token": "<value>"} or {"organisation": "...", "name": "..."}
 //   GET  /_sandbox/stats           envelope count, memory (RSS) and uptime
+//   GET  /_sandbox/faults          the bad-day settings and the queue of one-shot faults
+//   POST /_sandbox/faults          changes them while running: {"latency_ms": 100, "rate_limit": "50/5s", "next": ["503", "drop"], …}
+//   GET  /_sandbox/requests        the last requests received (Authorization redacted); DELETE empties the list
+//   GET  /_sandbox/envelopes       the last envelopes this run created; DELETE empties the list (not the envelopes)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { sendUnauthenticated } from './create-route.js';
-import { readJsonBody, sendJson, sendMethodNotAllowed } from './http-io.js';
+import {
+  type FaultOptions,
+  formatOneShotFault,
+  MAX_QUEUED_FAULTS,
+  ONE_SHOT_FORMAT,
+  type OneShotFault,
+  parseOneShotFault,
+} from './faults.js';
+import { readJsonBody, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
 import { describeIssuesIn } from './issues.js';
-import type { SandboxRuntime } from './runtime.js';
-import type { ApiToken } from './store.js';
+import {
+  formatRateLimit,
+  parseRateLimit,
+  RATE_LIMIT_FORMAT,
+  RATE_LIMIT_HEADER_STYLES,
+  type RateLimitPolicy,
+} from './rate-limit.js';
+import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
+import { type ApiToken, type EnvelopeRecord, envelopeDetails } from './store.js';
 import { bearerToken, hashToken, newToken, sameDigest } from './tokens.js';
 
 export const ADMIN_PREFIX = '/_sandbox/';
@@ -31,6 +50,66 @@ const RevokeTokenBody = z.union([
   z.strictObject({ token: text('a token value') }),
   z.strictObject({ organisation: text('an organisation name'), name: text('a token name') }),
 ]);
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .number({ error: `must be a whole number from ${min} to ${max}` })
+    .check(
+      z.refine(
+        (n) => Number.isInteger(n) && n >= min && n <= max,
+        `must be a whole number from ${min} to ${max}`,
+      ),
+    );
+const share = () =>
+  z
+    .number({ error: 'must be a number from 0 to 1, like 0.1' })
+    .check(z.refine((n) => n >= 0 && n <= 1, 'must be a number from 0 to 1, like 0.1'));
+
+/** `"50/5s"`, `50` (per second) or null (no limit). */
+const RateLimitValue = z.nullable(
+  z.pipe(
+    z.union([z.string(), z.number()], { error: `must be ${RATE_LIMIT_FORMAT}, or null for no limit` }),
+    z.transform((raw, ctx): RateLimitPolicy => {
+      const parsed = parseRateLimit(String(raw));
+      if (typeof parsed === 'string') {
+        ctx.issues.push({ code: 'custom', message: parsed, input: raw });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  ),
+);
+
+const OneShotValue = z.pipe(
+  z.string({ error: `must be ${ONE_SHOT_FORMAT}` }),
+  z.transform((raw, ctx): OneShotFault => {
+    const fault = parseOneShotFault(raw);
+    if (!fault) {
+      ctx.issues.push({ code: 'custom', message: `must be ${ONE_SHOT_FORMAT}`, input: raw });
+      return z.NEVER;
+    }
+    return fault;
+  }),
+);
+
+const FaultsBody = z.strictObject({
+  latency_ms: z.optional(wholeNumber(0, 60_000)),
+  fail_rate: z.optional(share()),
+  drop_rate: z.optional(share()),
+  rate_limit: z.optional(RateLimitValue),
+  rate_limit_headers: z.optional(
+    z.enum(RATE_LIMIT_HEADER_STYLES, { error: `must be one of ${RATE_LIMIT_HEADER_STYLES.join(', ')}` }),
+  ),
+  seed_random: z.optional(wholeNumber(0, 2 ** 32 - 1)),
+  next: z.optional(
+    z
+      .array(OneShotValue, { error: 'must be a list of one-shot faults, like ["503", "drop"]' })
+      .check(z.maxLength(MAX_QUEUED_FAULTS, `must hold at most ${MAX_QUEUED_FAULTS} faults`)),
+  ),
+});
+
+const FAULTS_HINT =
+  'Send any of {"latency_ms": 0, "fail_rate": 0, "drop_rate": 0, "rate_limit": "50/5s" or null, "rate_limit_headers": "x-ratelimit", "seed_random": 42, "next": ["503", "429", "500", "drop", "latency=2000"]}.';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -51,6 +130,75 @@ function sendInvalid(
 ): void {
   const lines = describeIssuesIn(body, issues);
   sendJson(res, 422, { message: `${lines[0] ?? 'invalid body'}. ${hint}`, errors: { body: lines } });
+}
+
+/**
+ * Reads a JSON body and checks it with `schema`. On a problem the answer is sent here (415, 413 or
+ * 400 from readJsonBody; 422 naming the field, with `hint`) and the result is undefined.
+ */
+async function readValidBody<T>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  schema: z.ZodMiniType<T>,
+  hint: string,
+): Promise<T | undefined> {
+  const body = await readJsonBody(req, res);
+  if (!body.ok) return undefined;
+  const parsed = schema.safeParse(body.value);
+  if (parsed.success) return parsed.data;
+  sendInvalid(res, body.value, parsed.error.issues, hint);
+  return undefined;
+}
+
+function faultsView(options: Readonly<FaultOptions>, queued: readonly OneShotFault[]) {
+  return {
+    latency_ms: options.latencyMs,
+    fail_rate: options.failRate,
+    drop_rate: options.dropRate,
+    rate_limit: options.rateLimit && {
+      limit: options.rateLimit.limit,
+      window_seconds: options.rateLimit.windowSeconds,
+      text: formatRateLimit(options.rateLimit),
+    },
+    rate_limit_headers: options.rateLimitHeaders,
+    seed_random: options.randomSeed,
+    next: queued.map(formatOneShotFault),
+  };
+}
+
+function requestView(request: ReceivedRequest) {
+  return {
+    id: request.id,
+    time: new Date(request.receivedAt).toISOString(),
+    method: request.method,
+    path: request.path,
+    headers: redactedHeaders(request.headers),
+    body: request.body,
+    status: request.status,
+  };
+}
+
+function envelopeView(envelope: EnvelopeRecord, origin: string) {
+  const details = envelopeDetails(envelope);
+  return {
+    envelope_id: envelope.id,
+    organisation: envelope.template.organisation.name,
+    template_id: envelope.template.id,
+    status: envelope.status,
+    created_at: new Date(envelope.createdAt).toISOString(),
+    expires_at: new Date(envelope.expiresAt).toISOString(),
+    signing_url: `${origin}/sign/${envelope.id}`,
+    merge_data: details.merge_data,
+    signatory: details.signatory,
+  };
+}
+
+/** `?limit=<n>` of a listing: the newest n (default: all that are kept). */
+function limitOf(req: IncomingMessage): number | undefined | 'bad' {
+  const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+  const text = query.get('limit');
+  if (text === null) return undefined;
+  return /^\d{1,7}$/.test(text) ? Number(text) : 'bad';
 }
 
 async function saved(res: ServerResponse, durable: Promise<void>): Promise<boolean> {
@@ -91,8 +239,62 @@ export async function handleAdmin(
       envelopes: store.envelopes.size,
       memory: { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed },
       uptime_seconds: Math.round((sandbox.now() - sandbox.startedAt) / 1000),
-      faults: sandbox.faults.options,
+      faults: faultsView(sandbox.faults.options, sandbox.faults.queued),
       state_file: sandbox.stateFile?.path ?? null,
+    });
+    return;
+  }
+
+  if (route === 'faults') {
+    if (req.method === 'GET') {
+      sendJson(res, 200, faultsView(sandbox.faults.options, sandbox.faults.queued));
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendMethodNotAllowed(res, req.method ?? '', path, 'GET, POST');
+      return;
+    }
+    const body = await readValidBody(req, res, FaultsBody, FAULTS_HINT);
+    if (!body) return;
+    const changes: Partial<FaultOptions> = {};
+    if (body.latency_ms !== undefined) changes.latencyMs = body.latency_ms;
+    if (body.fail_rate !== undefined) changes.failRate = body.fail_rate;
+    if (body.drop_rate !== undefined) changes.dropRate = body.drop_rate;
+    if (body.rate_limit !== undefined) changes.rateLimit = body.rate_limit;
+    if (body.rate_limit_headers !== undefined) changes.rateLimitHeaders = body.rate_limit_headers;
+    if (body.seed_random !== undefined) changes.randomSeed = body.seed_random;
+    sandbox.faults.configure(changes);
+    if (body.next !== undefined) sandbox.faults.queueNext(body.next);
+    sendJson(res, 200, faultsView(sandbox.faults.options, sandbox.faults.queued));
+    return;
+  }
+
+  if (route === 'requests' || route === 'envelopes') {
+    const log = route === 'requests' ? sandbox.requests : sandbox.created;
+    if (req.method === 'DELETE') {
+      const cleared = log.total;
+      log.clear();
+      sendJson(res, 200, { cleared });
+      return;
+    }
+    if (req.method !== 'GET') {
+      sendMethodNotAllowed(res, req.method ?? '', path, 'GET, DELETE');
+      return;
+    }
+    const limit = limitOf(req);
+    if (limit === 'bad') {
+      sendJson(res, 400, { message: 'limit must be a whole number, like ?limit=100.' });
+      return;
+    }
+    const shown = log.items(limit);
+    sendJson(res, 200, {
+      total: log.total,
+      kept: log.size,
+      capacity: log.capacity,
+      [route]:
+        route === 'requests'
+          ? (shown as ReceivedRequest[]).map(requestView)
+          : (shown as EnvelopeRecord[]).map((e) => envelopeView(e, sandbox.origin)),
     });
     return;
   }
@@ -109,31 +311,26 @@ export async function handleAdmin(
 
   if (route === 'tokens') {
     if (!allow('POST')) return;
-    const body = await readJsonBody(req, res);
-    if (!body.ok) return;
-    const parsed = CreateTokenBody.safeParse(body.value);
-    if (!parsed.success) {
-      sendInvalid(
-        res,
-        body.value,
-        parsed.error.issues,
-        'Send {"organisation": "<name>", "name": "<token name>"}.',
-      );
-      return;
-    }
-    const org = store.findOrganisation(parsed.data.organisation);
+    const request = await readValidBody(
+      req,
+      res,
+      CreateTokenBody,
+      'Send {"organisation": "<name>", "name": "<token name>"}.',
+    );
+    if (!request) return;
+    const org = store.findOrganisation(request.organisation);
     if (!org) {
-      sendJson(res, 404, { message: `No organisation is named '${parsed.data.organisation}'.` });
+      sendJson(res, 404, { message: `No organisation is named '${request.organisation}'.` });
       return;
     }
-    if (org.tokens.some((t) => t.name === parsed.data.name)) {
+    if (org.tokens.some((t) => t.name === request.name)) {
       sendJson(res, 409, {
-        message: `${org.name} already has a token named '${parsed.data.name}'; pick another name.`,
+        message: `${org.name} already has a token named '${request.name}'; pick another name.`,
       });
       return;
     }
     const value = newToken(org.name);
-    const { token, durable } = store.addToken(org, parsed.data.name, hashToken(value), sandbox.now());
+    const { token, durable } = store.addToken(org, request.name, hashToken(value), sandbox.now());
     if (!(await saved(res, durable))) return;
     // Like the dashboard: the value is shown this once and cannot be retrieved later.
     sendJson(res, 201, { ...tokenView(token), token: value });
@@ -142,19 +339,13 @@ export async function handleAdmin(
 
   if (route === 'tokens/revoke') {
     if (!allow('POST')) return;
-    const body = await readJsonBody(req, res);
-    if (!body.ok) return;
-    const parsed = RevokeTokenBody.safeParse(body.value);
-    if (!parsed.success) {
-      sendInvalid(
-        res,
-        body.value,
-        parsed.error.issues,
-        'Send {"token": "<value>"} or {"organisation": "<name>", "name": "<token name>"}.',
-      );
-      return;
-    }
-    const request = parsed.data;
+    const request = await readValidBody(
+      req,
+      res,
+      RevokeTokenBody,
+      'Send {"token": "<value>"} or {"organisation": "<name>", "name": "<token name>"}.',
+    );
+    if (!request) return;
     const token =
       'token' in request
         ? store.findToken(request.token)
@@ -170,6 +361,6 @@ export async function handleAdmin(
   }
 
   sendJson(res, 404, {
-    message: `Not found: ${req.method} ${path}. Admin routes: GET /_sandbox/tokens, POST /_sandbox/tokens, POST /_sandbox/tokens/revoke, GET /_sandbox/stats.`,
+    message: `Not found: ${req.method} ${path}. Admin routes: GET /_sandbox/tokens, POST /_sandbox/tokens, POST /_sandbox/tokens/revoke, GET /_sandbox/stats, GET or POST /_sandbox/faults, GET or DELETE /_sandbox/requests, GET or DELETE /_sandbox/envelopes.`,
   });
 }

@@ -1,12 +1,13 @@
 // POST /api/v1/native/envelopes/create, exactly as the spec says where it speaks (bearer auth,
 // 401/403 bodies, the 200 body) and as a careful API would where it is silent (docs/sandbox.md).
 //
-// Order of checks: --fail-rate (503), token (401), --rate-limit (429), content type (415), size
+// Order of checks: a one-shot fault (X-Sandbox-Fault or the queue: 503, 429, 500), --fail-rate (503),
+// token (401), --rate-limit (429, counted per token in fixed windows), content type (415), size
 // (413), JSON (400), fields (422, with unknown merge keys when the template is the caller's own),
 // template (404; 403 when another organisation owns it), merge keys (422). Then the envelope is
-// made, saved, and answered (or its connection dropped: --drop-rate).
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
+// made, saved, and answered (or its connection dropped: --drop-rate, or a one-shot `drop`). With a
+// rate limit, every answer carries the token's rate-limit headers (rate-limit.ts).
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { CreateEnvelopeResponse } from '../api/schemas.js';
 import {
   checkCreateBody,
@@ -15,9 +16,11 @@ import {
   templateIdOf,
   validationErrorBody,
 } from './create-request.js';
-import { readJsonBody, sendJson } from './http-io.js';
+import type { OneShotFault } from './faults.js';
+import { readBody, readJsonBody, sendJson } from './http-io.js';
+import { formatRateLimit, type RateLimiter, type RateLimitState, rateLimitHeaders } from './rate-limit.js';
 import type { SandboxRuntime } from './runtime.js';
-import type { EnvelopeRecord } from './store.js';
+import type { ApiToken, EnvelopeRecord } from './store.js';
 import { bearerToken } from './tokens.js';
 
 export const API_PREFIX = '/api/v1';
@@ -31,15 +34,90 @@ export function sendUnauthenticated(res: ServerResponse): void {
   sendJson(res, 401, UNAUTHENTICATED, { 'www-authenticate': 'Bearer' });
 }
 
+/** A one-shot fault for this request, and where it came from (named in the answer's message). */
+export interface FaultShot {
+  fault: OneShotFault;
+  source: 'X-Sandbox-Fault' | 'queued with POST /_sandbox/faults';
+}
+
+function setHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): void {
+  for (const name in headers) res.setHeader(name, headers[name] as string);
+}
+
+/** Sets the rate-limit headers of `state` on the answer to come. */
+export function applyRateLimit(
+  res: ServerResponse,
+  limiter: RateLimiter,
+  state: RateLimitState,
+  now: number,
+): void {
+  setHeaders(res, rateLimitHeaders(limiter.style, state, now));
+}
+
+function sendForced(
+  res: ServerResponse,
+  kind: '503' | '429' | '500',
+  source: FaultShot['source'],
+  limiter: RateLimiter | null,
+  token: ApiToken | undefined,
+  now: number,
+): void {
+  const why = `the sandbox failed this request on purpose (${source})`;
+  if (kind === '500') {
+    sendJson(res, 500, { message: `Server Error: ${why}.` });
+    return;
+  }
+  if (kind === '503') {
+    sendJson(
+      res,
+      503,
+      { message: `Service Unavailable: ${why}. Try again shortly.` },
+      { 'retry-after': '1' },
+    );
+    return;
+  }
+  // 429: as if this token's quota were spent, so its headers say so; Retry-After is the window's end.
+  const headers = limiter
+    ? rateLimitHeaders(limiter.style, { ...limiter.peek(token, now), remaining: 0, limited: true }, now)
+    : { 'retry-after': '1' };
+  sendJson(
+    res,
+    429,
+    { message: `Too Many Requests: ${why}. Retry after ${headers['retry-after']} s.` },
+    headers,
+  );
+}
+
 export async function handleCreate(
   req: IncomingMessage,
   res: ServerResponse,
   sandbox: SandboxRuntime,
+  shot?: FaultShot,
   onBody?: (text: string) => void,
 ): Promise<void> {
   const { store, faults } = sandbox;
   const fate = faults.rollFate();
+  const presented = bearerToken(req.headers.authorization);
+  const token = presented === undefined ? undefined : store.activeToken(presented);
+  const limiter = faults.limiter;
+  // Wall-clock time: the windows are aligned to the Unix epoch (not the possibly fixed clock of created_at).
+  const now = limiter ? Date.now() : 0;
+  const kind = shot?.fault.kind;
+  // The request recorder keeps the body of requests answered before it is read, too.
+  const recordBody = async () => {
+    if (!onBody) return;
+    const body = await readBody(req);
+    if (Buffer.isBuffer(body)) onBody(body.toString('utf8'));
+  };
+  if (shot && (kind === '503' || kind === '429' || kind === '500')) {
+    await recordBody();
+    if (limiter && kind !== '429') applyRateLimit(res, limiter, limiter.peek(token, now), now);
+    sendForced(res, kind, shot.source, limiter, token, now);
+    return;
+  }
   if (fate.fail) {
+    await recordBody();
+    if (limiter) applyRateLimit(res, limiter, limiter.peek(token, now), now);
     sendJson(
       res,
       503,
@@ -51,24 +129,23 @@ export async function handleCreate(
     );
     return;
   }
-  const token = bearerToken(req.headers.authorization);
-  const organisation = token === undefined ? undefined : store.authenticate(token);
-  if (!organisation) {
+  if (!token) {
+    await recordBody();
+    if (limiter) applyRateLimit(res, limiter, limiter.peek(undefined, now), now);
     sendUnauthenticated(res);
     return;
   }
-  // Real elapsed time, not the (possibly fixed) clock of created_at.
-  const waitSeconds = faults.takeRateLimit(organisation.name, performance.now());
-  if (waitSeconds !== undefined) {
-    sendJson(
-      res,
-      429,
-      {
-        message: `Too Many Requests: at most ${faults.options.rateLimit} per second (--rate-limit). Retry after ${waitSeconds} s.`,
-      },
-      { 'retry-after': String(waitSeconds) },
-    );
-    return;
+  const organisation = token.organisation;
+  if (limiter) {
+    const state = limiter.take(token, now);
+    applyRateLimit(res, limiter, state, now);
+    if (state.limited) {
+      await recordBody();
+      sendJson(res, 429, {
+        message: `Too Many Requests: at most ${formatRateLimit(limiter.policy)} per token (--rate-limit). Retry after ${res.getHeader('retry-after')} s.`,
+      });
+      return;
+    }
   }
 
   const body = await readJsonBody(req, res, onBody);
@@ -110,7 +187,8 @@ export async function handleCreate(
     details: JSON.stringify({ merge_data: request.mergeData, signatory: request.signatory }),
   };
   await store.addEnvelope(envelope); // on disk (with --state) before anyone hears of it
-  if (fate.drop) {
+  sandbox.created.add(envelope);
+  if (fate.drop || kind === 'drop') {
     // The envelope exists, but the client never learns it: the outcome is unknown to it.
     sandbox.dropped.add(res);
     req.socket.destroy();

@@ -1,6 +1,6 @@
 // Reading requests and writing answers on node:http, the way every sandbox route does it: JSON
 // answers with a `message`, bodies read with a size limit, JSON content types only.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { parseJsonText } from '../io/json.js';
 
 /** Request bodies over 1 MiB are refused with 413. */
@@ -132,4 +132,19 @@ export function pathOf(url: string | undefined): string {
   if (url === undefined) return '/';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
+}
+
+/** `Bearer [redacted]`: the scheme stays (a test may check it), the credentials go. */
+function redacted(value: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,30} /.exec(value)?.[0] ?? '';
+  return `${scheme}[redacted]`;
+}
+
+/** The request's headers as GET /_sandbox/requests shows them: credentials redacted. */
+export function redactedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> {
+  const copy: Record<string, string | string[] | undefined> = { ...headers };
+  if (typeof copy.authorization === 'string') copy.authorization = redacted(copy.authorization);
+  if (typeof copy['proxy-authorization'] === 'string')
+    copy['proxy-authorization'] = redacted(copy['proxy-authorization']);
+  return copy;
 }

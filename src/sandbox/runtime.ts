@@ -1,18 +1,26 @@
 // What the sandbox's routes share: the data, the bad-day dice, the clock and where it is reachable.
 import type { ServerResponse } from 'node:http';
 import type { Faults } from './faults.js';
+import type { RingLog } from './ring-log.js';
 import type { StateFile } from './state-file.js';
-import type { SandboxStore } from './store.js';
+import type { EnvelopeRecord, SandboxStore } from './store.js';
 import type { UlidFactory } from './ulid.js';
 
-/** A request as the sandbox received it, kept only with `recordRequests` (for tests). */
+/** A request as the sandbox received it (every request but the admin routes'), for GET /_sandbox/requests. */
 export interface ReceivedRequest {
+  /** The request id: the client's X-Request-Id when it sent a usable one, else the sandbox's own. */
+  id: string;
+  /** Unix milliseconds when it arrived. */
+  receivedAt: number;
   method: string;
   /** The request target as sent: path and query string. */
   path: string;
+  /** As received (redactedHeaders() before they are shown: Authorization and Proxy-Authorization). */
   headers: Record<string, string | string[] | undefined>;
   /** The body as text, once it was read ('' when it was not). */
   body: string;
+  /** The status answered; 'dropped' (closed on purpose), 'aborted' (the client went away) or null while in flight. */
+  status: number | 'dropped' | 'aborted' | null;
 }
 
 export interface SandboxRuntime {
@@ -27,4 +35,8 @@ export interface SandboxRuntime {
   readonly startedAt: number;
   /** Answers whose connection was closed on purpose (--drop-rate), for the request log. */
   readonly dropped: WeakSet<ServerResponse>;
+  /** The last requests received (capacity 0: none kept). */
+  readonly requests: RingLog<ReceivedRequest>;
+  /** The last envelopes created by this run (not those restored from --state). */
+  readonly created: RingLog<EnvelopeRecord>;
 }

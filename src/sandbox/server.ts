@@ -10,22 +10,24 @@
 //
 // Routes: POST /api/v1/native/envelopes/create (create-route.ts), GET /sign/<id> (sign-route.ts),
 // /_sandbox/* with the admin secret (admin-routes.ts). Everything else: JSON 404 or 405.
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
-import { API_PREFIX, CREATE_PATH, handleCreate } from './create-route.js';
-import { type FaultOptions, Faults, NO_FAULTS } from './faults.js';
-import { pathOf, sendJson, sendMethodNotAllowed } from './http-io.js';
+import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './create-route.js';
+import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults.js';
+import { pathOf, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
+import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './rate-limit.js';
+import { RingLog } from './ring-log.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
 import { DEFAULT_SEED, type Seed } from './seed.js';
 import { handleSignPage, SIGN_PREFIX } from './sign-route.js';
 import { StateFile } from './state-file.js';
 import { SandboxStore } from './store.js';
-import { hashToken, newAdminSecret } from './tokens.js';
+import { bearerToken, hashToken, newAdminSecret } from './tokens.js';
 import { createUlidFactory } from './ulid.js';
 
 export interface SandboxOptions {
@@ -41,8 +43,10 @@ export interface SandboxOptions {
   adminSecret?: string;
   latencyMs?: number;
   failRate?: number;
-  /** Create requests per second and organisation; default: no limit. */
-  rateLimit?: number | null;
+  /** Create requests per window and token: a number (per second), `'50/5s'`-style text or a policy; default no limit. */
+  rateLimit?: number | string | RateLimitPolicy | null;
+  /** Rate-limit headers on API answers while a limit is set; default 'x-ratelimit'. */
+  rateLimitHeaders?: RateLimitHeaderStyle;
   dropRate?: number;
   /** Seed of the bad-day dice; default: random (see `randomSeed` on the result). */
   randomSeed?: number;
@@ -50,8 +54,8 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** The clock for created_at and expiry; default the system clock. */
   now?: () => Date;
-  /** Keep every non-admin request in `received` (tests). */
-  recordRequests?: boolean;
+  /** How many of the last requests (all but admin ones) to keep for GET /_sandbox/requests; 0 keeps none. Default 10,000. */
+  keepRequests?: number;
   /** Fold the journal into the snapshot once it has this many bytes (default 64 MiB). */
   compactAfterBytes?: number;
 }
@@ -87,13 +91,27 @@ export interface RunningSandbox {
   /** Seed of the bad-day dice actually used. */
   randomSeed: number;
   organisations: SandboxOrganisationInfo[];
-  /** With `recordRequests`: every non-admin request received, in order. */
-  received: ReceivedRequest[];
+  /** The last requests received (all but admin ones), oldest first: what GET /_sandbox/requests lists. */
+  requests(): ReceivedRequest[];
   /** Changes bad-day options while running (tests); a new randomSeed restarts the dice. */
   configureFaults(changes: Partial<FaultOptions>): void;
   envelopeCount(): number;
   /** Stops accepting, finishes in-flight requests, saves the state file. Safe to call twice. */
   close(): Promise<void>;
+}
+
+/** Requests kept for GET /_sandbox/requests unless told otherwise; envelopes listed by GET /_sandbox/envelopes. */
+export const DEFAULT_KEEP_REQUESTS = 10_000;
+const KEEP_ENVELOPES = 10_000;
+
+/** A client's X-Request-Id is kept when it is 1 to 128 visible ASCII characters. */
+const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+function rateLimitPolicyOf(value: SandboxOptions['rateLimit']): RateLimitPolicy | null {
+  if (value === undefined || value === null) return null;
+  const parsed = typeof value === 'object' ? value : parseRateLimit(String(value));
+  if (typeof parsed === 'string') throw new UsageError(`rateLimit ${parsed} (got ${JSON.stringify(value)}).`);
+  return parsed;
 }
 
 /** How long close() waits for in-flight requests before cutting their connections. */
@@ -178,12 +196,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const faults = new Faults({
     latencyMs: options.latencyMs ?? NO_FAULTS.latencyMs,
     failRate: options.failRate ?? NO_FAULTS.failRate,
-    rateLimit: options.rateLimit ?? NO_FAULTS.rateLimit,
+    rateLimit: rateLimitPolicyOf(options.rateLimit),
+    rateLimitHeaders: options.rateLimitHeaders ?? NO_FAULTS.rateLimitHeaders,
     dropRate: options.dropRate ?? NO_FAULTS.dropRate,
     randomSeed,
   });
   const adminSecret = options.adminSecret ?? newAdminSecret();
-  const received: ReceivedRequest[] = [];
+  const requestIdPrefix = `req_${randomBytes(4).toString('hex')}_`;
+  let requestCount = 0;
   const inFlight = new Set<ServerResponse>();
   let stopping = false;
 
@@ -198,31 +218,96 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     adminDigest: hashToken(adminSecret),
     startedAt: now(),
     dropped: new WeakSet(),
+    requests: new RingLog(options.keepRequests ?? DEFAULT_KEEP_REQUESTS),
+    created: new RingLog(KEEP_ENVELOPES),
   };
 
-  const route = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+  /** Rate-limit headers for answers that count nothing (404, 405 under the API's prefix). */
+  const peekRateLimit = (req: IncomingMessage, res: ServerResponse): void => {
+    const limiter = faults.limiter;
+    if (!limiter) return;
+    const presented = bearerToken(req.headers.authorization);
+    const token = presented === undefined ? undefined : store.activeToken(presented);
+    const now = Date.now();
+    applyRateLimit(res, limiter, limiter.peek(token, now), now);
+  };
+
+  const route = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    entry: ReceivedRequest | undefined,
+  ): Promise<void> => {
     if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(req, res, path, sandbox);
-    let entry: ReceivedRequest | undefined;
-    if (options.recordRequests) {
-      entry = { method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, body: '' };
-      received.push(entry);
+    const isCreate = path === CREATE_PATH;
+    let shot: FaultShot | undefined;
+    if (isCreate && req.method === 'POST') {
+      const header = req.headers['x-sandbox-fault'];
+      if (header !== undefined) {
+        const fault = parseOneShotFault(String(header));
+        if (!fault) {
+          peekRateLimit(req, res);
+          sendJson(res, 400, {
+            message: `X-Sandbox-Fault must be ${ONE_SHOT_FORMAT} (got ${JSON.stringify(printable(String(header)))}).`,
+          });
+          return;
+        }
+        shot = { fault, source: 'X-Sandbox-Fault' };
+      } else {
+        const fault = faults.takeNext();
+        if (fault) shot = { fault, source: 'queued with POST /_sandbox/faults' };
+      }
     }
-    const { latencyMs } = faults.options;
+    const latencyMs = shot?.fault.kind === 'latency' ? shot.fault.ms : faults.options.latencyMs;
     if (latencyMs > 0) await sleep(latencyMs);
-    if (path === CREATE_PATH) {
-      if (req.method !== 'POST') return sendMethodNotAllowed(res, req.method ?? '', path, 'POST');
-      return handleCreate(req, res, sandbox, (text) => {
-        if (entry) entry.body = text;
-      });
+    if (isCreate) {
+      if (req.method !== 'POST') {
+        peekRateLimit(req, res);
+        return sendMethodNotAllowed(res, req.method ?? '', path, 'POST');
+      }
+      const record = entry;
+      return handleCreate(
+        req,
+        res,
+        sandbox,
+        shot,
+        record &&
+          ((text) => {
+            record.body = text;
+          }),
+      );
     }
     if (path.startsWith(SIGN_PREFIX)) return handleSignPage(req, res, path, sandbox);
-    const where = path.startsWith(API_PREFIX) ? '' : ` The API's base URL is ${sandbox.origin}${API_PREFIX}.`;
+    const isApi = path.startsWith(API_PREFIX);
+    if (isApi) peekRateLimit(req, res);
+    const where = isApi ? '' : ` The API's base URL is ${sandbox.origin}${API_PREFIX}.`;
     sendJson(res, 404, { message: `Not found: ${req.method} ${printable(path)}.${where}` });
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const path = pathOf(req.url);
+    let entry: ReceivedRequest | undefined;
+    if (!path.startsWith(ADMIN_PREFIX)) {
+      const given = req.headers['x-request-id'];
+      const id =
+        typeof given === 'string' && USABLE_REQUEST_ID.test(given)
+          ? given
+          : `${requestIdPrefix}${(++requestCount).toString(36)}`;
+      res.setHeader('x-request-id', id);
+      if (sandbox.requests.capacity > 0) {
+        entry = {
+          id,
+          receivedAt: Date.now(),
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers, // redacted when listed: no copy on the hot path
+          body: '',
+          status: null,
+        };
+        sandbox.requests.add(entry);
+      }
+    }
     inFlight.add(res);
     if (stopping) res.setHeader('connection', 'close');
     res.on('close', () => {
@@ -232,10 +317,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         : res.writableFinished
           ? String(res.statusCode)
           : 'aborted';
+      if (entry) entry.status = status === 'dropped' || status === 'aborted' ? status : res.statusCode;
       log(`${req.method} ${printable(path)} ${status} ${Math.round(performance.now() - started)}ms`);
       if (stopping) setImmediate(() => server.closeIdleConnections());
     });
-    route(req, res, path).catch((error: unknown) => {
+    route(req, res, path, entry).catch((error: unknown) => {
       log(`error: ${req.method} ${printable(path)}: ${(error as Error)?.message ?? String(error)}`);
       if (!res.headersSent)
         sendJson(res, 500, { message: `Server Error: ${(error as Error)?.message ?? 'unexpected failure'}` });
@@ -291,7 +377,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     restored: stateFile?.restored ?? false,
     randomSeed,
     organisations: organisationInfo(store, seed),
-    received,
+    requests: () => sandbox.requests.items().map((r) => ({ ...r, headers: redactedHeaders(r.headers) })),
     configureFaults: (changes) => faults.configure(changes),
     envelopeCount: () => store.envelopes.size,
     close,

@@ -3,7 +3,8 @@
 // Two files: `<file>`, a snapshot replaced atomically (temporary file, fsync, rename), and
 // `<file>.journal`, the changes since that snapshot, appended as JSON Lines. A change is appended
 // (in batches: every change of one event-loop turn in one write) before its HTTP answer is sent, so
-// an envelope that was answered 200 survives kill -9. The journal is folded into a new snapshot at
+// an envelope that was answered 200 survives kill -9. A write the disk takes only in part is finished
+// or undone, and its requests are answered 500 (a nearly full disk never costs an answered envelope). The journal is folded into a new snapshot at
 // start, at a clean stop, and when it grows past `compactAfterBytes`. Journal lines carry sequence
 // numbers and the snapshot says which it covers, so a crash between the two steps repeats nothing.
 // After kill -9 the journal's last line may be cut short: that write was never acknowledged, and it
@@ -315,9 +316,9 @@ export class StateFile {
             // The snapshot holds every change applied so far, the queued ones included.
             await this.#compact();
           } else {
-            const data = `${lines.join('\n')}\n`;
-            await (this.#journal as FileHandle).write(data);
-            this.#journalBytes += Buffer.byteLength(data);
+            const data = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+            await this.#appendAll(data);
+            this.#journalBytes += data.length;
           }
           for (const waiter of waiters) waiter.resolve();
         } catch (error) {
@@ -332,6 +333,26 @@ export class StateFile {
       }
     } finally {
       this.#writing = undefined;
+    }
+  }
+
+  /**
+   * Appends all of `data`. A write may take only part of it (a nearly full disk): the rest is
+   * written, and if that fails the journal is cut back to its last whole entry before the error goes
+   * on (the requests waiting for this write then fail with 500, never 200).
+   */
+  async #appendAll(data: Buffer): Promise<void> {
+    const journal = this.#journal as FileHandle;
+    let offset = 0;
+    try {
+      while (offset < data.length) {
+        const { bytesWritten } = await journal.write(data, offset, data.length - offset);
+        if (bytesWritten <= 0) throw new Error('the journal took no bytes (is the disk full?)');
+        offset += bytesWritten;
+      }
+    } catch (error) {
+      if (offset > 0) await journal.truncate(this.#journalBytes).catch(() => {});
+      throw error;
     }
   }
 

@@ -113,8 +113,13 @@ export class SandboxStore {
 
   /** The organisation of an active token, or undefined for an unknown or revoked one. */
   authenticate(value: string): Organisation | undefined {
+    return this.activeToken(value)?.organisation;
+  }
+
+  /** The token with this value when it is active (known and not revoked). */
+  activeToken(value: string): ApiToken | undefined {
     const token = this.findToken(value);
-    return token && token.revokedAt === null ? token.organisation : undefined;
+    return token && token.revokedAt === null ? token : undefined;
   }
 
   /** The token with this value, revoked or not. */

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
 import { startSandbox } from '../../src/sandbox/server.js';
+import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin', 'esign.js');
@@ -21,7 +22,12 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 interface Started {
   child: ChildProcess;
-  info: { base_url: string; url: string; organisations: { token: string; templates: { id: string }[] }[] };
+  info: {
+    base_url: string;
+    url: string;
+    admin_secret: string;
+    organisations: { token: string; templates: { id: string }[] }[];
+  };
   stderr: () => string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -79,6 +85,26 @@ describe('node bin/esign.js sandbox', () => {
     },
   );
 
+  it('--rate-limit 1/h --rate-limit-headers structured: the quota, spent, then 429 with Retry-After', async () => {
+    const started = await spawnSandbox(['--rate-limit', '1/h', '--rate-limit-headers', 'structured']);
+    try {
+      const first = await create(started);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+      expect(first.headers.get('ratelimit-policy')).toBe('"default";q=1;w=3600');
+      const second = await create(started);
+      expect(second.status).toBe(429);
+      const seconds = Number(/;t=(\d+)$/.exec(second.headers.get('ratelimit') ?? '')?.[1]);
+      expect(second.headers.get('retry-after')).toBe(String(Math.max(1, seconds)));
+      expect(((await second.json()) as { message: string }).message).toMatch(
+        /^Too Many Requests: at most 1\/h per token/,
+      );
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exit;
+    }
+  });
+
   it('leaves a whole state file when killed with SIGKILL during creates, with every envelope answered 200', async () => {
     const statePath = join(folder, 'killed.json');
     const started = await spawnSandbox(['--state', statePath]);
@@ -116,5 +142,76 @@ describe('node bin/esign.js sandbox', () => {
     const snapshot = JSON.parse(readFileSync(statePath, 'utf8')) as { envelopes: { id: string }[] };
     const saved = new Set(snapshot.envelopes.map((e) => e.id));
     expect(acknowledged.filter((id) => !saved.has(id))).toEqual([]);
+  });
+});
+
+describe('a CI test steering the built sandbox (the worked example of docs/sandbox.md)', () => {
+  it('queues faults for esign envelope create, then checks what esign sent and what was created', async () => {
+    const started = await spawnSandbox([]);
+    const { info } = started;
+    const adminCall = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${info.url}/_sandbox/${route}`, {
+        method,
+        headers: { authorization: `Bearer ${info.admin_secret}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await response.json()) as Record<string, unknown>;
+    };
+    const esign = () =>
+      runBin(
+        [
+          'envelope',
+          'create',
+          '--template',
+          info.organisations[0]?.templates[0]?.id as string,
+          '--name',
+          'Ada Lovelace',
+          '--email',
+          'ada@example.com',
+          '--set',
+          'company=Acme Corp',
+          '--json',
+        ],
+        {
+          env: {
+            ESIGN_CONFIG_DIR: freshConfigDir(),
+            ESIGN_TOKEN: info.organisations[0]?.token,
+            ESIGN_BASE_URL: info.base_url,
+          },
+        },
+      );
+    try {
+      // A server error on the next create: esign exits 7 and nothing was created.
+      await adminCall('POST', 'faults', { next: ['500'] });
+      const failed = await esign();
+      expect(failed.code).toBe(7);
+      expect(await adminCall('GET', 'envelopes')).toMatchObject({ total: 0, envelopes: [] });
+      const seen = (await adminCall('GET', 'requests')) as {
+        requests: { method: string; status: number; headers: Record<string, string>; body: string }[];
+      };
+      expect(seen.requests).toHaveLength(1);
+      expect(seen.requests[0]).toMatchObject({ method: 'POST', status: 500 });
+      expect(seen.requests[0]?.headers.authorization).toBe('Bearer [redacted]');
+      expect(JSON.parse(seen.requests[0]?.body ?? '')).toMatchObject({
+        signatory: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        merge_data: { company: 'Acme Corp' },
+      });
+      await adminCall('DELETE', 'requests');
+
+      // A 503 with Retry-After: esign retries it and succeeds.
+      await adminCall('POST', 'faults', { next: ['503'] });
+      const retried = await esign();
+      expect(retried.code).toBe(0);
+      const envelopeId = (JSON.parse(retried.stdout) as { envelope_id: string }).envelope_id;
+      const after = (await adminCall('GET', 'requests')) as { requests: { status: number }[] };
+      expect(after.requests.map((r) => r.status)).toEqual([503, 200]);
+      expect(await adminCall('GET', 'envelopes')).toMatchObject({
+        total: 1,
+        envelopes: [{ envelope_id: envelopeId, signatory: { email: 'ada@example.com' } }],
+      });
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exit;
+    }
   });
 });

@@ -103,6 +103,52 @@ describe('esign sandbox --json', () => {
   });
 });
 
+describe('esign sandbox --rate-limit', () => {
+  it('shows the limit and the header style on start, and answers with them', async () => {
+    const json = await startCommand([
+      '--port',
+      '0',
+      '--json',
+      '--rate-limit',
+      '2/5s',
+      '--rate-limit-headers',
+      'ietf',
+    ]);
+    const info = JSON.parse(json.ctx.out.text) as StartupJson & { faults: Record<string, unknown> };
+    expect(info.faults).toMatchObject({
+      rate_limit: { limit: 2, window_seconds: 5 },
+      rate_limit_headers: 'ietf',
+    });
+    const send = () =>
+      fetch(`${info.base_url}/native/envelopes/create`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${info.organisations[0]?.token}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          template_id: info.organisations[0]?.templates[0]?.id,
+          merge_data: {},
+          signatory: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        }),
+      });
+    let limited: Response | undefined;
+    for (let i = 0; i < 5 && !limited; i++) {
+      const response = await send();
+      expect(response.headers.get('ratelimit-policy')).toBe('2;w=5');
+      if (response.status === 429) limited = response;
+    }
+    expect(limited?.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited?.headers.get('retry-after'))).toBeLessThanOrEqual(5);
+    expect(await json.stop()).toBe(0);
+
+    const text = await startCommand(['--port', '0', '--rate-limit', '100/min']);
+    expect(text.ctx.out.text).toContain('rate-limit 100/min per token (429), x-ratelimit headers');
+    expect(await text.stop()).toBe(0);
+  });
+});
+
 describe('esign sandbox for people', () => {
   it('shows the base URL, each organisation with its token, templates and merge tags, and a login line', async () => {
     const { ctx, stop } = await startCommand(['--port', '0', '--fail-rate', '0.25', '--seed-random', '9']);
@@ -134,7 +180,16 @@ describe('esign sandbox flags', () => {
     [['--port', 'http'], /^error: --port must be a port number/],
     [['--fail-rate', '1.5'], /^error: --fail-rate must be a number from 0 to 1, like 0\.1 \(got "1\.5"\)/],
     [['--drop-rate=-0.1'], /^error: --drop-rate must be a number from 0 to 1/],
-    [['--rate-limit', '0'], /^error: --rate-limit must be a whole number of requests per second, at least 1/],
+    [
+      ['--rate-limit', '0'],
+      /^error: --rate-limit must allow from 1 to 1000000 requests per window \(got "0"\)/,
+    ],
+    [['--rate-limit', '50/d'], /^error: --rate-limit must be n per window, like 50, 50\/s, 100\/min/],
+    [['--rate-limit', '50/25h'], /^error: --rate-limit must have a window from 1 s to 24 h/],
+    [
+      ['--rate-limit-headers', 'github'],
+      /^error: Option '--rate-limit-headers <style>' argument 'github' is invalid. Allowed choices are x-ratelimit, ietf, structured, none/,
+    ],
     [['--latency', '5s'], /^error: --latency must be a whole number of milliseconds/],
     [['--seed-random', 'abc'], /^error: --seed-random must be a whole number/],
     [['--host', ''], /^error: --host must be an address/],

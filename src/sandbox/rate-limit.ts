@@ -1,0 +1,155 @@
+// --rate-limit <n>[/<window>] and --rate-limit-headers <style>: a fixed-window limit per token, and
+// the headers a rate-limited API sends with its answers.
+//
+// Windows are aligned to multiples of their length since the Unix epoch (a 5 s window runs from
+// …:00 to …:05, …:05 to …:10), so the reset time is a whole number of Unix seconds, and the same for
+// every token. Each token counts its own create requests in the current window; past n they get 429.
+import type { OutgoingHttpHeaders } from 'node:http';
+
+export const RATE_LIMIT_HEADER_STYLES = ['x-ratelimit', 'ietf', 'structured', 'none'] as const;
+export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
+
+export interface RateLimitPolicy {
+  /** Create requests allowed per window and token. */
+  readonly limit: number;
+  /** The window's length in whole seconds. */
+  readonly windowSeconds: number;
+}
+
+const MAX_LIMIT = 1_000_000;
+const MAX_WINDOW_SECONDS = 24 * 60 * 60;
+const UNIT_SECONDS: Record<string, number> = { s: 1, min: 60, h: 3600 };
+
+export const RATE_LIMIT_FORMAT = 'n per window, like 50, 50/s, 100/min, 1000/h or 50/5s';
+
+/** `50` (per second), `50/s`, `100/min`, `1000/h`, `50/5s`, `100/2min`; a problem as text otherwise. */
+export function parseRateLimit(text: string): RateLimitPolicy | string {
+  const match = /^(\d+)(?:\/(\d*)(s|min|h))?$/.exec(text.trim());
+  if (!match) return `must be ${RATE_LIMIT_FORMAT}`;
+  const limit = Number(match[1]);
+  if (limit < 1 || limit > MAX_LIMIT) return `must allow from 1 to ${MAX_LIMIT} requests per window`;
+  const count = match[2] ? Number(match[2]) : 1;
+  const windowSeconds = count * (UNIT_SECONDS[match[3] ?? 's'] as number);
+  if (windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS)
+    return 'must have a window from 1 s to 24 h, like 50/5s';
+  return { limit, windowSeconds };
+}
+
+/** `50/s`, `100/min`, `50/5s`: the policy as the flag takes it. */
+export function formatRateLimit(policy: RateLimitPolicy): string {
+  const { limit, windowSeconds: w } = policy;
+  if (w === 1) return `${limit}/s`;
+  if (w === 60) return `${limit}/min`;
+  if (w === 3600) return `${limit}/h`;
+  if (w % 3600 === 0) return `${limit}/${w / 3600}h`;
+  if (w % 60 === 0) return `${limit}/${w / 60}min`;
+  return `${limit}/${w}s`;
+}
+
+/** Where a token stands in the current window. */
+export interface RateLimitState {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Requests left in this window (after the one just counted, if any). */
+  readonly remaining: number;
+  /** When the window ends, in Unix milliseconds (a whole number of seconds). */
+  readonly resetAtMs: number;
+  /** True when the request just taken is over the limit. */
+  readonly limited: boolean;
+}
+
+interface Window {
+  start: number;
+  used: number;
+}
+
+/** Counts create requests per key (the token) in fixed windows aligned to the Unix epoch. */
+export class RateLimiter {
+  readonly policy: RateLimitPolicy;
+  readonly style: RateLimitHeaderStyle;
+  readonly #windowMs: number;
+  readonly #windows = new Map<unknown, Window>();
+
+  constructor(policy: RateLimitPolicy, style: RateLimitHeaderStyle) {
+    this.policy = policy;
+    this.style = style;
+    this.#windowMs = policy.windowSeconds * 1000;
+  }
+
+  #window(key: unknown, nowMs: number): Window {
+    const start = nowMs - (nowMs % this.#windowMs);
+    let window = this.#windows.get(key);
+    if (!window) {
+      window = { start, used: 0 };
+      this.#windows.set(key, window);
+    } else if (window.start !== start) {
+      window.start = start;
+      window.used = 0;
+    }
+    return window;
+  }
+
+  #state(window: Window, limited: boolean): RateLimitState {
+    const { limit, windowSeconds } = this.policy;
+    return {
+      limit,
+      windowSeconds,
+      remaining: Math.max(0, limit - window.used),
+      resetAtMs: window.start + this.#windowMs,
+      limited,
+    };
+  }
+
+  /** Counts one request of `key`; `limited` when it is past the limit (a 429, which is not counted). */
+  take(key: unknown, nowMs: number): RateLimitState {
+    const window = this.#window(key, nowMs);
+    if (window.used >= this.policy.limit) return this.#state(window, true);
+    window.used += 1;
+    return this.#state(window, false);
+  }
+
+  /** Where `key` stands, counting nothing (answers other than creates). Undefined: a fresh window. */
+  peek(key: unknown, nowMs: number): RateLimitState {
+    if (key === undefined) {
+      const start = nowMs - (nowMs % this.#windowMs);
+      return this.#state({ start, used: 0 }, false);
+    }
+    return this.#state(this.#window(key, nowMs), false);
+  }
+}
+
+/** Whole seconds from now to the reset, rounded up (at least 1 when the reset is ahead). */
+export function secondsUntil(resetAtMs: number, nowMs: number): number {
+  return Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000));
+}
+
+/** The headers of `style` for `state`; with `limited`, Retry-After too. */
+export function rateLimitHeaders(
+  style: RateLimitHeaderStyle,
+  state: RateLimitState,
+  nowMs: number,
+): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  const delta = secondsUntil(state.resetAtMs, nowMs);
+  if (state.limited) headers['retry-after'] = String(Math.max(1, delta));
+  switch (style) {
+    case 'x-ratelimit':
+      headers['x-ratelimit-limit'] = String(state.limit);
+      headers['x-ratelimit-remaining'] = String(state.remaining);
+      headers['x-ratelimit-reset'] = String(state.resetAtMs / 1000);
+      break;
+    case 'ietf':
+      headers['ratelimit-limit'] = String(state.limit);
+      headers['ratelimit-remaining'] = String(state.remaining);
+      headers['ratelimit-reset'] = String(delta);
+      headers['ratelimit-policy'] = `${state.limit};w=${state.windowSeconds}`;
+      break;
+    case 'structured':
+      headers.ratelimit = `"default";r=${state.remaining};t=${delta}`;
+      headers['ratelimit-policy'] = `"default";q=${state.limit};w=${state.windowSeconds}`;
+      break;
+    case 'none':
+      break;
+  }
+  return headers;
+}
