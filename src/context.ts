@@ -35,6 +35,8 @@ export interface InputStream {
    * (InterruptedError).
    */
   readAll(what?: string): Promise<string>;
+  /** The same, as the bytes that came (for input that must be checked as UTF-8). */
+  readBytes(what?: string): Promise<Buffer>;
   /** Standard input as a stream, for readers that go line by line. */
   stream(): Readable;
 }
@@ -136,13 +138,14 @@ export interface ReadAllOptions {
   signal?: AbortSignal;
 }
 
-export function cachedReadAll(
+/** Standard input read once, whole: as bytes (for checks that need them) or as UTF-8 text. */
+export function cachedStdin(
   source: () => Readable,
   options: ReadAllOptions = {},
-): (what?: string) => Promise<string> {
-  let text: Promise<string> | undefined;
-  return (what = 'input') => {
-    text ??= new Promise<string>((resolve, reject) => {
+): Pick<InputStream, 'readAll' | 'readBytes'> {
+  let bytes: Promise<Buffer> | undefined;
+  const readBytes = (what = 'input') => {
+    bytes ??= new Promise<Buffer>((resolve, reject) => {
       const { signal } = options;
       if (options.isTTY) {
         options.stderr?.write(
@@ -168,9 +171,10 @@ export function cachedReadAll(
       });
       stream.once('end', () => {
         signal?.removeEventListener('abort', onAbort);
-        resolve(Buffer.concat(chunks).toString('utf8'));
+        resolve(Buffer.concat(chunks));
       });
     });
-    return text;
+    return bytes;
   };
+  return { readBytes, readAll: async (what) => (await readBytes(what)).toString('utf8') };
 }

@@ -4,13 +4,7 @@ import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
-import {
-  type Context,
-  cachedReadAll,
-  failureTracking,
-  type OutputStream,
-  redactingStream,
-} from './context.js';
+import { type Context, cachedStdin, failureTracking, type OutputStream, redactingStream } from './context.js';
 import { CliError, ExitCode, InterruptedError, OutputFailedError, UsageError } from './errors.js';
 
 declare const __ESIGN_VERSION__: string;
@@ -217,7 +211,7 @@ export function createProcessContext(
     spinnerStream: process.stderr,
     stdin: {
       isTTY: Boolean(stdin.isTTY),
-      readAll: cachedReadAll(() => process.stdin, { isTTY: Boolean(stdin.isTTY), stderr, signal }),
+      ...cachedStdin(() => process.stdin, { isTTY: Boolean(stdin.isTTY), stderr, signal }),
       stream: () => process.stdin,
     },
     env: process.env,

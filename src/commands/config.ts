@@ -10,6 +10,7 @@ import {
   pruneProfile,
   readConfigFile,
   updateConfigFile,
+  warnIfReadableByOthers,
 } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -34,10 +35,8 @@ type KeyOption = z.infer<typeof KeyOption>;
 
 /** The profile a config command works on, and the folder of the config file. */
 function target(options: GlobalOptions, ctx: Context): { profile: string; dir: string } {
-  return {
-    profile: resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value,
-    dir: configDir(ctx.env, ctx.platform, ctx.homedir),
-  };
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  return { profile: resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value, dir };
 }
 
 /** `esign config get <key>`: the value on stdout; exit 1 when it is not set (as `git config` does). */
@@ -46,6 +45,7 @@ export const get: CommandModule<KeyOption> = {
   async run(options, ctx) {
     const key = checkKey(options.key);
     const { profile, dir } = target(options, ctx);
+    warnIfReadableByOthers(dir, ctx);
     const stored = getProfile(readConfigFile(dir), profile)?.[key];
     if (stored === undefined) {
       ctx.stderr.write(`${key} is not set for profile '${profile}'.\n`);
@@ -97,6 +97,7 @@ export const list: CommandModule<GlobalOptions> = {
   options: GlobalOptions,
   async run(options, ctx) {
     const { profile, dir } = target(options, ctx);
+    warnIfReadableByOthers(dir, ctx);
     const config = readConfigFile(dir);
     const entry = getProfile(config, profile) ?? {};
     const listing = {

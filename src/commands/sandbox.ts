@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import {
   formatRateLimit,
   parseRateLimit,
@@ -61,8 +62,6 @@ function rateLimitPolicy() {
     }),
   );
 }
-
-const isLoopback = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
 
 /** Quotes a value for a POSIX shell when it needs it. */
 function shellQuote(value: string): string {
@@ -203,7 +202,7 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<number> {
     now: () => ctx.now(),
   };
   const sandbox = await startSandbox(options);
-  if (!isLoopback(flags.host)) {
+  if (!isLoopbackHost(flags.host)) {
     ctx.stderr.write(
       `warning: listening on ${flags.host}: anyone who can reach this machine can use the sandbox and its well-known tokens.\n`,
     );

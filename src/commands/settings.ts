@@ -8,7 +8,7 @@ import {
   resolveSettings,
   type Settings,
 } from '../config/settings.js';
-import { readConfigFile } from '../config/store.js';
+import { readConfigFile, warnIfReadableByOthers } from '../config/store.js';
 import type { Context } from '../context.js';
 
 export interface CommonOptions {
@@ -25,6 +25,7 @@ export function globalFlags(options: CommonOptions): GlobalFlags {
 export function loadSettings(options: CommonOptions, ctx: Context): Settings {
   const settings = resolveSettings(globalFlags(options), ctx, readConfigFile);
   if (settings.token.value) ctx.addSecret(settings.token.value);
+  warnIfReadableByOthers(settings.configDir, ctx);
   return settings;
 }
 

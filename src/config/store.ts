@@ -128,6 +128,12 @@ export async function updateConfigFile(
  * A one-line warning when the config file (which holds tokens) can be read by group or others, or
  * undefined. Never throws: a missing file or a platform without POSIX modes gives undefined.
  */
+/** Prints configPermissionWarning, if any, on stderr (under --json, main holds it for the error object). */
+export function warnIfReadableByOthers(dir: string, ctx: { stderr: { write(text: string): unknown } }): void {
+  const warning = configPermissionWarning(dir);
+  if (warning) ctx.stderr.write(`${warning}\n`);
+}
+
 export function configPermissionWarning(dir: string, platform: NodeJS.Platform = process.platform) {
   if (platform === 'win32') return undefined;
   const path = configFilePath(dir);

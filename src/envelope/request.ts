@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
 import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
-import { lineAndColumn, parseJsonText } from '../io/json.js';
+import { parseJsonText } from '../io/json.js';
 
 /** Collected input problems, each a full sentence naming its source. */
 export type Problems = string[];
@@ -93,7 +93,7 @@ export async function readMergeDataFiles(
     try {
       read =
         path === '-'
-          ? checkStdinText(await ctx.stdin.readAll('merge data'))
+          ? checkStdinBytes(await ctx.stdin.readBytes('merge data'))
           : await readDataFile(resolve(ctx.cwd, path));
     } catch (error) {
       if (error instanceof InterruptedError) throw error; // Ctrl-C while reading standard input
@@ -133,19 +133,10 @@ async function readDataFile(path: string): Promise<Decoded> {
   }
 }
 
-/**
- * Standard input arrives as text (the context reads it, with its terminal prompt and Ctrl-C), so
- * bytes that were not UTF-8 show as U+FFFD, the replacement character: taken as the sign of them.
- */
-function checkStdinText(text: string): Decoded {
-  if (Buffer.byteLength(text) > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
-  const at = text.indexOf('\ufffd');
-  if (at === -1) return { ok: true, text };
-  const { line, column } = lineAndColumn(text, at);
-  return {
-    ok: false,
-    problem: `line ${line}: not UTF-8 text: character ${column} is U+FFFD, the mark of bytes that are not valid UTF-8 (send it as UTF-8)`,
-  };
+/** Standard input as --data: the same checks as a file (UTF-8 with the byte offset, the size bound). */
+function checkStdinBytes(bytes: Buffer): Decoded {
+  if (bytes.length > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };
+  return decodeUtf8(bytes);
 }
 
 /** `--set key=value` flags, split at the first '='. */

@@ -79,7 +79,7 @@ describe('input that is not UTF-8', () => {
     );
     expect(bin.code).toBe(2);
     expect(bin.stderr).toContain(
-      '--data - (standard input): line 1: not UTF-8 text: character 17 is U+FFFD, the mark of bytes that are not valid UTF-8',
+      '--data - (standard input): line 1: not UTF-8 text: byte 0xE9 at byte offset 16 is not valid UTF-8',
     );
     expect(bin.stdout).toBe('');
   });

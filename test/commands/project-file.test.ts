@@ -39,6 +39,7 @@ function configWith(profiles: string[]) {
   writeFileSync(
     join(ctx.configDir, 'config.json'),
     JSON.stringify({ profiles: Object.fromEntries(profiles.map((p) => [p, { base_url: server.baseUrl }])) }),
+    { mode: 0o600 }, // as esign writes it (a file readable by others is warned about)
   );
   return ctx.configDir;
 }

@@ -1,7 +1,7 @@
 // The command-line surface as a new user meets it: help pages and topics, messages that say what to
 // do next, standard input on a terminal, and outputs that cannot be written.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,5 +207,28 @@ describe("the project file's profile", () => {
     });
     const logout = await runCli(['logout', '--profile', 'team'], { configDir: login.ctx.configDir });
     expect(logout.stderr).toContain("Removed the token of profile 'team'");
+  });
+});
+
+describe('a config file readable by others', () => {
+  it('is warned about where it is read (status, config list, create), never under --json on success', async () => {
+    const ctx = createTestContext();
+    const login = await runCli(['login', '--with-token'], {
+      stdin: 'tok_readable_123456\n',
+      configDir: ctx.configDir,
+    });
+    expect(login.code).toBe(0);
+    chmodSync(join(ctx.configDir, 'config.json'), 0o644);
+    const status = await runCli(['status'], { configDir: ctx.configDir });
+    expect(status.stderr).toContain('is readable by group or others (mode 0644); run: chmod 600');
+    const list = await runCli(['config', 'list'], { configDir: ctx.configDir });
+    expect(list.stderr).toContain('readable by group or others');
+    const listJson = await runCli(['config', 'list', '--json'], { configDir: ctx.configDir });
+    expect(listJson.stderr).toBe('');
+    // A write puts the mode back to 0600, and the warning goes.
+    await runCli(['config', 'set', 'base_url', 'https://esign.example.com/api/v1'], {
+      configDir: ctx.configDir,
+    });
+    expect((await runCli(['status'], { configDir: ctx.configDir })).stderr).not.toContain('readable');
   });
 });

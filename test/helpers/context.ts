@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { type Context, cachedReadAll, type Env } from '../../src/context.js';
+import { type Context, cachedStdin, type Env } from '../../src/context.js';
 import { run } from '../../src/main.js';
 
 export class BufferStream {
@@ -79,7 +79,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     spinnerStream: err as unknown as NodeJS.WritableStream,
     stdin: {
       isTTY: options.stdinTTY ?? false,
-      readAll: cachedReadAll(() => Readable.from([Buffer.from(stdinText)]), {
+      ...cachedStdin(() => Readable.from([Buffer.from(stdinText)]), {
         isTTY: options.stdinTTY ?? false,
         stderr: err,
         signal: options.signal,
