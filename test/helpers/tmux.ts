@@ -3,6 +3,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
+/**
+ * A tmux server of this test process's own: on the shared default socket, one test closing its last
+ * session can stop the server while another test (or another run on the machine) is starting one.
+ */
+const SOCKET = ['-L', `esign-test-${process.pid}`];
+
 export interface Terminal {
   /** Every screen seen so far, oldest first. */
   readonly screens: string[];
@@ -23,7 +29,7 @@ export function openTerminal(
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Terminal {
   const session = `${name}-${process.pid}`;
-  const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+  const tmux = (...args: string[]) => execFileSync('tmux', [...SOCKET, ...args], { encoding: 'utf8' });
   // `sleep` keeps the pane (and what it shows) after the command ends; close() ends it.
   // Set in the command itself: a tmux server that is already running keeps its own environment.
   const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
@@ -56,7 +62,7 @@ export function openTerminal(
       tmux('send-keys', '-t', session, ...keys);
     },
     close() {
-      spawnSync('tmux', ['kill-session', '-t', session]);
+      spawnSync('tmux', [...SOCKET, 'kill-session', '-t', session]);
     },
   };
 }
