@@ -8,6 +8,18 @@ export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
  * session can stop the server while another test (or another run on the machine) is starting one.
  */
 const SOCKET = ['-L', `esign-test-${process.pid}`];
+let serverStarted = false;
+
+/**
+ * Starts this process's server once and keeps it up between tests: by default tmux stops a server
+ * whose last session closed, and a test starting the next session that instant gets "server exited
+ * unexpectedly". The global teardown (test/global-setup.ts) stops it.
+ */
+function startServer(): void {
+  if (serverStarted) return;
+  serverStarted = true;
+  execFileSync('tmux', [...SOCKET, 'start-server', ';', 'set-option', '-g', 'exit-empty', 'off']);
+}
 
 export interface Terminal {
   /** Every screen seen so far, oldest first. */
@@ -29,6 +41,7 @@ export function openTerminal(
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Terminal {
   const session = `${name}-${process.pid}`;
+  startServer();
   const tmux = (...args: string[]) => execFileSync('tmux', [...SOCKET, ...args], { encoding: 'utf8' });
   // `sleep` keeps the pane (and what it shows) after the command ends; close() ends it.
   // Set in the command itself: a tmux server that is already running keeps its own environment.
