@@ -8,9 +8,9 @@ import { themeFor } from '../io/theme.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import {
   formatRateLimit,
-  parseRateLimit,
   RATE_LIMIT_HEADER_STYLES,
   type RateLimitPolicy,
+  rateLimitPolicySchema,
 } from '../sandbox/rate-limit.js';
 import { loadSeedFile } from '../sandbox/seed.js';
 import {
@@ -37,7 +37,7 @@ export const options = z.object({
   state: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
   latency: z.optional(wholeNumber(0, 60_000, 'a whole number of milliseconds from 0 to 60000')),
   failRate: z.optional(share()),
-  rateLimit: z.optional(rateLimitPolicy()),
+  rateLimit: z.optional(rateLimitPolicySchema()),
   rateLimitHeaders: z._default(z.enum(RATE_LIMIT_HEADER_STYLES), 'x-ratelimit'),
   keepRequests: z._default(
     wholeNumber(0, 1_000_000, 'a whole number from 0 (keep none) to 1000000'),
@@ -47,21 +47,6 @@ export const options = z.object({
   seedRandom: z.optional(wholeNumber(0, 2 ** 32 - 1)),
 });
 type SandboxFlags = z.infer<typeof options>;
-
-/** `--rate-limit 50`, `50/s`, `100/min`, `50/5s`: a policy, or an issue naming the accepted forms. */
-function rateLimitPolicy() {
-  return z.pipe(
-    z.union([z.string(), z.number()]),
-    z.transform((raw, ctx): RateLimitPolicy => {
-      const parsed = parseRateLimit(String(raw));
-      if (typeof parsed === 'string') {
-        ctx.issues.push({ code: 'custom', message: parsed, input: raw });
-        return z.NEVER;
-      }
-      return parsed;
-    }),
-  );
-}
 
 /** Quotes a value for a POSIX shell when it needs it. */
 function shellQuote(value: string): string {

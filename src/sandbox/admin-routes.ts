@@ -25,10 +25,10 @@ import { readJsonBody, redactedHeaders, sendJson, sendMethodNotAllowed } from '.
 import { describeIssuesIn } from './issues.js';
 import {
   formatRateLimit,
-  parseRateLimit,
   RATE_LIMIT_FORMAT,
   RATE_LIMIT_HEADER_STYLES,
   type RateLimitPolicy,
+  rateLimitPolicySchema,
 } from './rate-limit.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
 import { type ApiToken, type EnvelopeRecord, envelopeDetails } from './store.js';
@@ -67,17 +67,7 @@ const share = () =>
 
 /** `"50/5s"`, `50` (per second) or null (no limit). */
 const RateLimitValue = z.nullable(
-  z.pipe(
-    z.union([z.string(), z.number()], { error: `must be ${RATE_LIMIT_FORMAT}, or null for no limit` }),
-    z.transform((raw, ctx): RateLimitPolicy => {
-      const parsed = parseRateLimit(String(raw));
-      if (typeof parsed === 'string') {
-        ctx.issues.push({ code: 'custom', message: parsed, input: raw });
-        return z.NEVER;
-      }
-      return parsed;
-    }),
-  ),
+  rateLimitPolicySchema(`must be ${RATE_LIMIT_FORMAT}, or null for no limit`),
 );
 
 const OneShotValue = z.pipe(

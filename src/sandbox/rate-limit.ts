@@ -5,6 +5,7 @@
 // …:00 to …:05, …:05 to …:10), so the reset time is a whole number of Unix seconds, and the same for
 // every token. Each token counts its own create requests in the current window; past n they get 429.
 import type { OutgoingHttpHeaders } from 'node:http';
+import * as z from 'zod/mini';
 
 export const RATE_LIMIT_HEADER_STYLES = ['x-ratelimit', 'ietf', 'structured', 'none'] as const;
 export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
@@ -152,4 +153,19 @@ export function rateLimitHeaders(
       break;
   }
   return headers;
+}
+
+/** A rate limit given as text or a number (`--rate-limit`, `POST /_sandbox/faults`): checked into a policy. */
+export function rateLimitPolicySchema(typeError?: string) {
+  return z.pipe(
+    z.union([z.string(), z.number()], typeError === undefined ? undefined : { error: typeError }),
+    z.transform((raw, ctx): RateLimitPolicy => {
+      const parsed = parseRateLimit(String(raw));
+      if (typeof parsed === 'string') {
+        ctx.issues.push({ code: 'custom', message: parsed, input: raw });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  );
 }
