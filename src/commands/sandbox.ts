@@ -6,12 +6,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { isLoopbackHost } from '../net/loopback.js';
-import {
-  formatRateLimit,
-  RATE_LIMIT_HEADER_STYLES,
-  type RateLimitPolicy,
-  rateLimitPolicySchema,
-} from '../sandbox/rate-limit.js';
+import { formatRateLimit, RATE_LIMIT_HEADER_STYLES, rateLimitPolicySchema } from '../sandbox/rate-limit.js';
 import { loadSeedFile } from '../sandbox/seed.js';
 import {
   DEFAULT_KEEP_REQUESTS,

@@ -27,7 +27,6 @@ import {
   formatRateLimit,
   RATE_LIMIT_FORMAT,
   RATE_LIMIT_HEADER_STYLES,
-  type RateLimitPolicy,
   rateLimitPolicySchema,
 } from './rate-limit.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';

@@ -138,7 +138,7 @@ describe('CheckedLines', () => {
   });
 
   it('a line over the limit is dropped with a problem naming it; the lines around it pass', async () => {
-    const input = Buffer.from('short\n' + 'x'.repeat(50) + '\nafter\n' + 'y'.repeat(40));
+    const input = Buffer.from(`short\n${'x'.repeat(50)}\nafter\n${'y'.repeat(40)}`);
     for (const size of [1, 7, 16, 1000]) {
       const parts = chunks(
         input,
