@@ -348,12 +348,23 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--set <key=value>', 'Default merge field; repeatable', collect)
     .option('--expires-in-days <n>', 'Default days until expiry')
     .addOption(new Option('--concurrency <n>', 'Requests in flight at once (1-64)').default(4))
-    .addOption(new Option('--max-retries <n>', 'Retries of a 429 or 503 answer per record').default(5))
+    .addOption(
+      new Option('--max-retries <n>', 'Retries per record of a 503 or a request that never left').default(5),
+    )
+    .option('--rate <n/unit>', 'Your own ceiling on the send rate, like 100/min, 5/s or 20/30s')
+    .addOption(
+      new Option(
+        '--max-rate-wait <duration>',
+        'How long one record may wait for the API rate limit (429s) before it fails, like 90s or 10m',
+      ).default('15m'),
+    )
     .addOption(
       option('-o, --output <file>', 'Write results (JSON Lines) to this file instead of stdout', 'file'),
     )
     .option('--resume', 'Skip records already created in --output')
     .option('--retry-unknown', 'With --resume, send again records whose outcome was unknown')
+    .option('--dry-run', 'Check every record and report what would be sent, and duplicates; send nothing')
+    .option('--allow-duplicates', 'Do not warn about records that would create the same envelope twice')
     .addHelpText(
       'after',
       examples([
@@ -361,6 +372,10 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         '# The run broke off? Run it again: created records are not sent twice',
         'esign envelope batch hires.csv --template 01JD… --output results.jsonl --resume',
         'generate-records | esign envelope batch - --format jsonl > results.jsonl',
+        '# Check a list before sending: counts and duplicates, nothing sent',
+        'esign envelope batch hires.csv --template 01JD… --dry-run',
+        '# A plan limit of 100 creates a minute',
+        'esign envelope batch hires.csv --template 01JD… --output results.jsonl --rate 100/min',
       ]),
     )
     .action(action(() => import('./commands/envelope/batch.js')));

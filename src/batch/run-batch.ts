@@ -1,12 +1,23 @@
 // The batch engine: N workers take records in input order and create their envelopes. Safety rules:
 // - a request that may have reached the server is never re-sent: its record is `unknown`;
 // - an intent is on disk before each request, and each result before the record counts as done;
-// - 429/503 and requests that never left are retried with backoff (Retry-After wins);
+// - one shared rate limiter (limiter.ts) paces every send; a 429 pauses every worker and is not
+//   counted against --max-retries (a record fails on 429s only past --max-rate-wait);
+// - 503 and requests that never left are retried with backoff (Retry-After wins);
 // - a 401 stops the whole batch; an interrupt stops starting records and lets in-flight ones finish.
 import type { ApiClient } from '../api/client.js';
 import { interpretCreateResponse } from '../api/client.js';
-import { type BackoffOptions, DEFAULT_BACKOFF, retryDelay, sleep } from '../api/retry.js';
-import { type CliError, NetworkError, NotAuthenticatedError, ServerError } from '../errors.js';
+import { parseRateLimit } from '../api/rate-limit-headers.js';
+import { type BackoffOptions, DEFAULT_BACKOFF, retryDelay } from '../api/retry.js';
+import {
+  type CliError,
+  NetworkError,
+  NotAuthenticatedError,
+  RateLimitedError,
+  ServerError,
+} from '../errors.js';
+import { type LimiterState, Pacer, RateLimiter } from './limiter.js';
+import { MAX_REPORTED_RECORDS, type ReportedRecord } from './report.js';
 import type { SpooledRecord } from './spool.js';
 
 /** A record ready to send: its input line, its fingerprint and the validated JSON body. */
@@ -19,6 +30,12 @@ export interface ResultSink {
   flushed(): Promise<void>;
   /** While the reader is behind, a promise to wait for before sending more; otherwise undefined. */
   ready?(): Promise<void> | undefined;
+  /** The error that broke it (a closed pipe, a full disk), once it broke. */
+  broken?(): unknown;
+  /** Calls `listener` when it breaks on its own (stdout's reader went away). */
+  onBroken?(listener: (error: unknown) => void): void;
+  /** Once broken: lines written before that may never have reached the reader. */
+  unread?(): string[];
 }
 
 export interface BatchJournal {
@@ -35,11 +52,21 @@ export interface BatchOptions {
   settled?: Partial<BatchCounts>;
   /** Aborted on Ctrl-C: no new record starts; in-flight ones finish. */
   signal: AbortSignal;
+  /** Aborted on a second Ctrl-C: requests in flight are abandoned too (the journal keeps them). */
+  hardSignal?: AbortSignal;
+  /** Told at once when the run starts stopping (Ctrl-C), with the requests still in flight. */
+  onStopping?: (inFlight: number) => void;
   now: () => Date;
   random?: () => number;
   backoff?: BackoffOptions;
-  /** A Retry-After longer than this fails the record instead of waiting. */
+  /** A 503's Retry-After longer than this fails the record instead of waiting. */
   maxWaitMs?: number;
+  /** How long one record may wait for the API's rate limit (429s) in all before it fails. */
+  maxRateWaitMs?: number;
+  /** The shared rate limiter (made with --rate's ceiling); a fresh one when not given. */
+  limiter?: RateLimiter;
+  /** Milliseconds since the epoch, for pacing (real time: the limiter's waits are real). */
+  clock?: () => number;
   onProgress?: (counts: BatchCounts) => void;
   onRetry?: (info: { line: number; status: number | null; waitMs: number }) => void;
 }
@@ -56,10 +83,22 @@ export interface BatchOutcome {
   /** Set when a 401 stopped the batch. */
   stoppedBy: CliError | undefined;
   interrupted: boolean;
+  /** The rate limiter at the end: 429s met, time waited for the API. */
+  limits: LimiterState;
+  /** Set when the results could not be stored (closed pipe, full disk): the run stopped. */
+  outputError: unknown;
+  /**
+   * Result lines of envelopes created (or maybe created) that could not be stored or may not have
+   * reached the reader, as JSON lines.
+   */
+  unwritten: string[];
+  /** Failed and unknown records (the first MAX_REPORTED_RECORDS), and how many there were. */
+  records: ReportedRecord[];
+  recordsSeen: number;
 }
 
 type RecordResult =
-  | { kind: 'created'; data: Record<string, unknown> }
+  | { kind: 'created'; data: Record<string, unknown>; requestId: string }
   | { kind: 'failed' | 'unknown'; error: CliError }
   | { kind: 'abandoned' };
 
@@ -103,13 +142,31 @@ export async function runBatch(
 ): Promise<BatchOutcome> {
   const counts: BatchCounts = { created: 0, failed: 0, unknown: 0, skipped: 0, ...options.settled };
   const halt = new AbortController();
+  const clock = options.clock ?? Date.now;
+  const limiter = options.limiter ?? new RateLimiter(clock());
   let stoppedBy: CliError | undefined;
-  const onInterrupt = () => halt.abort(options.signal.reason);
+  let storeError: unknown;
+  const unwritten: string[] = [];
+  const reported: ReportedRecord[] = [];
+  let recordsSeen = 0;
+  /** The results cannot be stored any more: no new record starts; those in flight finish. */
+  const outputBroke = (error: unknown) => {
+    storeError ??= error;
+    halt.abort(error);
+  };
+  sink.onBroken?.(outputBroke);
+  const onInterrupt = () => {
+    if (!halt.signal.aborted) options.onStopping?.(limiter.inFlight);
+    halt.abort(options.signal.reason);
+  };
   if (options.signal.aborted) onInterrupt();
   else options.signal.addEventListener('abort', onInterrupt, { once: true });
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const maxWaitMs = options.maxWaitMs ?? 120_000;
+  const maxRateWaitMs = options.maxRateWaitMs ?? DEFAULT_MAX_RATE_WAIT_MS;
+  const pacer = new Pacer(limiter, clock, halt.signal);
 
+  /** Backoff for a request that never left or a 503: this record's own retry, counted. */
   const wait = async (
     attempt: number,
     retryAfterMs: number | undefined,
@@ -119,36 +176,70 @@ export async function runBatch(
     const waitMs = retryDelay(attempt, retryAfterMs, backoff, options.random);
     if (waitMs > maxWaitMs) return false;
     options.onRetry?.({ line, status, waitMs });
-    try {
-      await sleep(waitMs, halt.signal);
-      return true;
-    } catch {
-      return false;
-    }
+    return pacer.sleep(waitMs);
   };
 
   const send = async (record: BatchRecord): Promise<RecordResult> => {
-    for (let attempt = 0; ; attempt++) {
+    let attempt = 0;
+    /** Time this record spent waiting for its turn since the API first rate-limited it. */
+    let rateWaitedMs = 0;
+    let rateLimited = false;
+    for (;;) {
       if (halt.signal.aborted) return { kind: 'abandoned' };
+      const asked = rateLimited ? clock() : 0;
+      const turn = pacer.turn();
+      if (!(turn === true || (turn !== false && (await turn)))) return { kind: 'abandoned' };
+      if (rateLimited) rateWaitedMs += clock() - asked;
       let response: Awaited<ReturnType<ApiClient['sendCreate']>>;
-      journal?.sent(record);
       try {
-        response = await client.sendCreate(record.body);
+        journal?.sent(record);
       } catch (error) {
+        // The journal could not note it (a full disk): so it is not sent.
+        limiter.lost();
+        outputBroke(error);
+        return { kind: 'abandoned' };
+      }
+      try {
+        response = await client.sendCreate(record.body, options.hardSignal);
+      } catch (error) {
+        limiter.lost();
+        if (options.hardSignal?.aborted) return { kind: 'abandoned' }; // the journal says it left
         if (!(error instanceof NetworkError)) throw error;
         if (error.sent) return { kind: 'unknown', error };
-        if (attempt < options.maxRetries && (await wait(attempt, undefined, record.line, null))) continue;
+        if (attempt < options.maxRetries && (await wait(attempt++, undefined, record.line, null))) continue;
         return halt.signal.aborted ? { kind: 'abandoned' } : { kind: 'failed', error };
       }
+      const now = clock();
+      const pause = limiter.answered(now, response.status, parseRateLimit(response.headers, now));
       const outcome = interpretCreateResponse(response, options.now());
-      if (outcome.ok) return { kind: 'created', data: outcome.envelope };
+      if (outcome.ok) return { kind: 'created', data: outcome.envelope, requestId: response.requestId };
       if (mayHaveCreated(response.status)) return { kind: 'unknown', error: asUnknown(outcome.error) };
       if (outcome.error instanceof NotAuthenticatedError && !stoppedBy) {
         stoppedBy = outcome.error;
         halt.abort(outcome.error);
       }
+      if (response.status === 429) {
+        // Not this record's fault, and not one of its retries: it waits with everyone else.
+        const left = pause ?? 0;
+        if (rateWaitedMs + left > maxRateWaitMs) {
+          return {
+            kind: 'failed',
+            error: rateWaitExceeded(outcome.error, rateWaitedMs, left, maxRateWaitMs),
+          };
+        }
+        rateLimited = true;
+        options.onRetry?.({ line: record.line, status: 429, waitMs: left });
+        continue;
+      }
       if (outcome.retryable && attempt < options.maxRetries) {
-        if (await wait(attempt, outcome.retryAfterMs, record.line, response.status)) continue;
+        if (pause !== undefined) {
+          // A 503 that says when: every worker pauses already; this record waits its turn again.
+          if (pause > maxWaitMs) return { kind: 'failed', error: outcome.error };
+          attempt++;
+          options.onRetry?.({ line: record.line, status: response.status, waitMs: pause });
+          continue;
+        }
+        if (await wait(attempt++, outcome.retryAfterMs, record.line, response.status)) continue;
         if (halt.signal.aborted) return { kind: 'abandoned' };
       }
       return { kind: 'failed', error: outcome.error };
@@ -168,7 +259,6 @@ export async function runBatch(
   // covering many lines at once, and a record counts as done only then.
   const unsynced: Exclude<RecordResult['kind'], 'abandoned'>[] = [];
   let syncing: Promise<void> | undefined;
-  let storeError: unknown;
   const settle = () => {
     const covered = unsynced.length;
     syncing = sink.flushed().then(
@@ -178,8 +268,7 @@ export async function runBatch(
         syncing = unsynced.length > 0 ? settle() : undefined;
       },
       (error: unknown) => {
-        storeError ??= error;
-        halt.abort(error); // the results cannot be stored: stop everyone, then report it
+        outputBroke(error); // the results cannot be stored: stop everyone, then report it
         syncing = undefined;
       },
     );
@@ -188,11 +277,43 @@ export async function runBatch(
   const store = (record: BatchRecord, result: Exclude<RecordResult, { kind: 'abandoned' }>) => {
     const line =
       result.kind === 'created'
-        ? { line: record.line, ok: true, ...result.data, fingerprint: record.fingerprint }
-        : { line: record.line, ok: false, error: errorJson(result.error), fingerprint: record.fingerprint };
-    sink.write(`${JSON.stringify(line)}\n`);
-    unsynced.push(result.kind);
-    syncing ??= settle();
+        ? {
+            line: record.line,
+            ok: true,
+            ...result.data,
+            request_id: result.requestId,
+            fingerprint: record.fingerprint,
+          }
+        : {
+            line: record.line,
+            ok: false,
+            error: errorJson(result.error),
+            ...(result.error.requestId ? { request_id: result.error.requestId } : {}),
+            fingerprint: record.fingerprint,
+          };
+    if (result.kind !== 'created') {
+      recordsSeen++;
+      if (reported.length < MAX_REPORTED_RECORDS) {
+        reported.push({
+          line: record.line,
+          email: emailOf(record.body),
+          state: result.kind,
+          message: result.error.message,
+        });
+      }
+    }
+    const text = JSON.stringify(line);
+    if (storeError === undefined) {
+      try {
+        sink.write(`${text}\n`);
+        unsynced.push(result.kind);
+        syncing ??= settle();
+        return;
+      } catch (error) {
+        outputBroke(error);
+      }
+    }
+    if (result.kind !== 'failed') unwritten.push(text);
   };
 
   let failure: unknown;
@@ -207,8 +328,11 @@ export async function runBatch(
         if (result.kind !== 'abandoned') store(record, result);
       }
     } catch (error) {
-      failure ??= error;
-      halt.abort(error); // the others finish what they hold, then the error is reported
+      if (isOutputError(error)) outputBroke(error);
+      else {
+        failure ??= error;
+        halt.abort(error); // the others finish what they hold, then the error is reported
+      }
     }
   };
   try {
@@ -218,8 +342,66 @@ export async function runBatch(
     await feed.settle();
     while (syncing) await syncing;
   }
-  if (failure ?? storeError) throw failure ?? storeError;
-  return { counts, stoppedBy, interrupted: options.signal.aborted };
+  if (failure !== undefined) throw failure;
+  if (storeError !== undefined) {
+    // Lines the reader may not have got, then those never written; each envelope once.
+    const seen = new Set<string>();
+    const lost = [...(sink.unread?.() ?? []), ...unwritten].filter((text) => {
+      if (seen.has(text) || !mayHaveEnvelope(text)) return false;
+      seen.add(text);
+      return true;
+    });
+    unwritten.splice(0, unwritten.length, ...lost);
+  }
+  return {
+    counts,
+    stoppedBy,
+    interrupted: options.signal.aborted,
+    limits: limiter.state(clock()),
+    outputError: storeError,
+    unwritten,
+    records: reported,
+    recordsSeen,
+  };
+}
+
+/** A failure to write a file of the run (journal, results): the disk, not the program. */
+function isOutputError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO' || code === 'EFBIG' || code === 'EPIPE';
+}
+
+function emailOf(body: string): string | undefined {
+  try {
+    const email = (JSON.parse(body) as { signatory?: { email?: unknown } }).signatory?.email;
+    return typeof email === 'string' ? email : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A result line of a created envelope, or of one that may exist. */
+function mayHaveEnvelope(text: string): boolean {
+  try {
+    const result = JSON.parse(text) as { ok?: unknown; error?: { code?: unknown } };
+    return result.ok === true || result.error?.code === 'outcome_unknown';
+  } catch {
+    return false;
+  }
+}
+
+/** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
+export const DEFAULT_MAX_RATE_WAIT_MS = 15 * 60_000;
+
+function rateWaitExceeded(error: CliError, waitedMs: number, leftMs: number, budgetMs: number): CliError {
+  const s = (ms: number) => `${Math.ceil(ms / 1000)} s`;
+  return new RateLimitedError(
+    `Rate limited by the API for too long: this record waited ${s(waitedMs)} and the API asks for ${s(leftMs)} more, past --max-rate-wait ${s(budgetMs)}. ${error.message}`,
+    {
+      status: error.status,
+      hint: 'Nothing was created for it. Raise --max-rate-wait, or run again later with --resume.',
+    },
+  );
 }
 
 /**

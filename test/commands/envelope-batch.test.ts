@@ -245,7 +245,7 @@ describe('envelope batch: validation before the first request', () => {
     const { code, stderr, stdout } = await batch([file, '--template', TEMPLATE]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toContain('6 of 7 records are invalid; nothing was sent.');
+    expect(stderr).toContain('6 of 7 records are invalid (6 problems); nothing was sent.');
     expect(stderr).toContain('line 2: signatory.email: must be an email address');
     expect(stderr).toContain('line 4: invalid JSON at column 15');
     expect(stderr).toContain("line 5: merge_data: merge field 'x' is null");

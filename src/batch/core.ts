@@ -1,0 +1,338 @@
+// The batch's run core: the phases in order (prepare → resume → send → report), each in a module of
+// its own. It returns the end-of-run report as one typed object (BatchReport) with the exit code,
+// so that a caller (the command, a CI job summary) never needs the batch's internals.
+
+import { setMaxListeners } from 'node:events';
+import { createReadStream, writeFileSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { GlobalOptions } from '../commands/options.js';
+import { connect, loadSettings } from '../commands/settings.js';
+import type { Context } from '../context.js';
+import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
+import { redact } from '../io/redact.js';
+import type { BatchDefaults, InputFormat } from './build-request.js';
+import { DurableAppender } from './durable-file.js';
+import { IntentJournal } from './journal.js';
+import { type Rate, RateLimiter } from './limiter.js';
+import {
+  checkReadableFile,
+  checkWritableFolder,
+  type DefaultFlags,
+  formatOf,
+  type Prepared,
+  prepare,
+  readDefaults,
+} from './prepare.js';
+import type { PreviousResults } from './previous-results.js';
+import { startProgress } from './progress.js';
+import { type BatchReport, buildReport, summaryText } from './report.js';
+import { claimOutput, loadPrevious, realOutputPath } from './resume.js';
+import { runBatch } from './run-batch.js';
+import { fileSink, stdoutSink } from './sinks.js';
+import { createSpool } from './spool.js';
+
+export interface BatchFlags extends GlobalOptions, DefaultFlags {
+  file: string;
+  format?: InputFormat | undefined;
+  concurrency: number;
+  maxRetries: number;
+  rate?: Rate | undefined;
+  maxRateWait: number;
+  output?: string | undefined;
+  resume?: boolean | undefined;
+  retryUnknown?: boolean | undefined;
+  dryRun?: boolean | undefined;
+  allowDuplicates?: boolean | undefined;
+}
+
+export interface BatchRun {
+  code: number;
+  /** Undefined for a dry run (nothing was sent). */
+  report: BatchReport | undefined;
+}
+
+/** Unwritten envelopes listed on stderr up to this many; more go to a file whose path is printed. */
+const MAX_UNWRITTEN_ON_STDERR = 20;
+
+export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<BatchRun> {
+  const format = formatOf(flags.file, flags.format);
+  const given = flags.output === undefined ? undefined : resolve(ctx.cwd, flags.output);
+  if (flags.resume && !given) {
+    throw new UsageError('--resume needs --output <file>: the results of the earlier run are read from it.');
+  }
+  if (flags.retryUnknown && !flags.resume) throw new UsageError('--retry-unknown goes with --resume.');
+  if (given) checkWritableFolder(given, flags.output as string);
+  const output = given ? realOutputPath(given) : undefined;
+  const defaults = await readDefaults(flags, ctx);
+  const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
+  if (path) checkReadableFile(path, flags.file);
+  if (flags.dryRun) {
+    const previous = output && flags.resume ? await loadPrevious(output, { write: false }) : new Map();
+    return { code: await dryRun(flags, ctx, format, path, defaults, previous), report: undefined };
+  }
+  const release = output ? await claimOutput(output, flags) : undefined;
+  try {
+    const previous: PreviousResults = output && flags.resume ? await loadPrevious(output) : new Map();
+    return await sendAll(flags, ctx, format, path, output, defaults, previous);
+  } finally {
+    await release?.();
+  }
+}
+
+function input(ctx: Context, path: string | undefined): Readable {
+  return path ? createReadStream(path) : (ctx.stdin.stream() as Readable);
+}
+
+function invalid(checked: Prepared, what: string): InputError {
+  const more = checked.problemCount - checked.problems.length;
+  const records = `${checked.invalid} of ${checked.total} records ${checked.invalid === 1 ? 'is' : 'are'} invalid`;
+  const problems = `${checked.problemCount} ${checked.problemCount === 1 ? 'problem' : 'problems'}`;
+  return new InputError(`${records} (${problems}); ${what}.`, {
+    details: more > 0 ? [...checked.problems, `… and ${more} more`] : checked.problems,
+    hint: 'Fix the records (line numbers are those of the input file) and run again.',
+  });
+}
+
+function duplicatesWarning(checked: Prepared): string {
+  const more = checked.duplicateCount - checked.duplicates.length;
+  const lines = [...checked.duplicates, ...(more > 0 ? [`… and ${more} more`] : [])];
+  return `warning: ${checked.duplicateCount} duplicate ${checked.duplicateCount === 1 ? 'record' : 'records'} (the same person would get the same envelope twice):\n${lines.map((line) => `  ${line}\n`).join('')}`;
+}
+
+async function dryRun(
+  flags: BatchFlags,
+  ctx: Context,
+  format: InputFormat,
+  path: string | undefined,
+  defaults: BatchDefaults,
+  previous: PreviousResults,
+): Promise<number> {
+  const checked = await prepare(
+    format,
+    input(ctx, path),
+    defaults,
+    previous,
+    Boolean(flags.retryUnknown),
+    undefined,
+    ctx.signal,
+  );
+  if (checked.problemCount > 0) throw invalid(checked, 'nothing would be sent');
+  if (checked.duplicateCount > 0) ctx.stderr.write(duplicatesWarning(checked));
+  ctx.stderr.write(
+    `Dry run: ${checked.total} records valid; ${checked.toSend} would be sent, ${checked.skipped} skipped (already created), ${checked.unknown} left unknown; ${checked.duplicateCount} duplicates. Nothing was sent.\n`,
+  );
+  return ExitCode.ok;
+}
+
+/** The command that finishes this run, as the user can paste it. */
+export function resumeCommand(flags: BatchFlags, extra: string[] = []): string {
+  const quote = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+  const args = ['esign', 'envelope', 'batch', flags.file];
+  if (flags.format) args.push('--format', flags.format);
+  if (flags.template) args.push('--template', flags.template);
+  for (const data of flags.data ?? []) args.push('--data', data);
+  for (const set of flags.set ?? []) args.push('--set', set);
+  if (flags.expiresInDays) args.push('--expires-in-days', flags.expiresInDays);
+  if (flags.profile) args.push('--profile', flags.profile);
+  if (flags.output) args.push('--output', flags.output);
+  args.push('--resume', ...extra);
+  return args.map(quote).join(' ');
+}
+
+async function sendAll(
+  flags: BatchFlags,
+  ctx: Context,
+  format: InputFormat,
+  path: string | undefined,
+  output: string | undefined,
+  defaults: BatchDefaults,
+  previous: PreviousResults,
+): Promise<BatchRun> {
+  const { concurrency, maxRetries } = flags;
+  const spool = createSpool();
+  try {
+    let checked: Prepared;
+    try {
+      checked = await prepare(
+        format,
+        input(ctx, path),
+        defaults,
+        previous,
+        Boolean(flags.retryUnknown),
+        spool.writer,
+        ctx.signal,
+      );
+      spool.writer.finish();
+    } finally {
+      spool.writer.close();
+    }
+    if (checked.problemCount > 0) throw invalid(checked, 'nothing was sent');
+    if (checked.duplicateCount > 0 && !flags.allowDuplicates) {
+      ctx.stderr.write(
+        `${duplicatesWarning(checked)}  Sending them anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
+      );
+    }
+
+    const settings = loadSettings(flags, ctx);
+    const client = await connect(settings, flags, ctx, { connections: concurrency });
+    const token = settings.token.value;
+    const secrets = new Set(token ? [token] : []);
+    const results = output ? DurableAppender.open(output, { syncEveryMs: 5, mode: 0o600 }) : undefined;
+    const journalPath = output ? `${output}.pending` : undefined;
+    const journal = journalPath ? await IntentJournal.create(journalPath) : undefined;
+    const limiter = new RateLimiter(Date.now(), { ceiling: flags.rate });
+    const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter);
+    // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports
+    // them as unknown), then the summary and the resume command are still printed.
+    const hard = new AbortController();
+    setMaxListeners(concurrency + 16, hard.signal);
+    ctx.secondInterrupt.claim();
+    const onSecond = () => hard.abort(ctx.secondInterrupt.signal.reason);
+    ctx.secondInterrupt.signal.addEventListener('abort', onSecond, { once: true });
+    const started = performance.now();
+    let outcome: Awaited<ReturnType<typeof runBatch>> | undefined;
+    try {
+      outcome = await runBatch(
+        () => spool.reader.next(),
+        client,
+        results ? fileSink(results, secrets) : stdoutSink(ctx.stdout),
+        journal && results
+          ? {
+              reserve: (records) => journal.reserve(records, results.end),
+              sent: (record) => journal.sent(record.line, results.end),
+            }
+          : undefined,
+        {
+          concurrency,
+          maxRetries,
+          maxRateWaitMs: flags.maxRateWait,
+          limiter,
+          settled: { skipped: checked.skipped, unknown: checked.unknown },
+          signal: ctx.signal,
+          hardSignal: hard.signal,
+          now: () => ctx.now(),
+          onProgress: progress.update,
+          onStopping: (inFlight) =>
+            ctx.stderr.write(
+              `\nstopping: waiting for ${inFlight} ${inFlight === 1 ? 'request' : 'requests'} in flight; Ctrl-C again to abort\n`,
+            ),
+          onRetry: flags.verbose
+            ? ({ line, status, waitMs }) =>
+                ctx.stderr.write(
+                  `line ${line}: ${status ?? 'network error'}; retrying in ${(waitMs / 1000).toFixed(1)} s\n`,
+                )
+            : undefined,
+        },
+      );
+    } finally {
+      ctx.secondInterrupt.signal.removeEventListener('abort', onSecond);
+      progress.stop();
+      await client.close();
+      await results?.close().catch(() => {});
+      await journal?.close().catch(() => {});
+      // When the run ended normally, every request that left has its answer stored and synced, so
+      // the intents are spent. Otherwise (storing failed, a second Ctrl-C, an unexpected error)
+      // they are kept: a resumed run treats the records they name as unknown.
+      if (journalPath && outcome && !outcome.outputError && !hard.signal.aborted) {
+        await unlink(journalPath).catch(() => {});
+      }
+    }
+
+    const where = output ? `in ${flags.output}` : 'on stdout';
+    const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
+    const report = buildReport({
+      total: checked.total,
+      counts: outcome.counts,
+      elapsedMs: performance.now() - started,
+      limits: outcome.limits,
+      resultsFile: output,
+      interrupted: outcome.interrupted,
+      outputError: outputError ? String(outputError.code ?? outputError.message) : undefined,
+      unwritten: outcome.unwritten.length,
+      records: outcome.records,
+      recordsSeen: outcome.recordsSeen,
+    });
+    ctx.stderr.write(summaryText(report, where));
+
+    if (outputError) {
+      throw outputFailed(flags, outputError, output, outcome.unwritten, secrets);
+    }
+    if (outcome.stoppedBy) {
+      outcome.stoppedBy.details.push(
+        'The batch stopped at the first 401; records not yet sent were left for a later run.',
+      );
+      throw outcome.stoppedBy;
+    }
+    if (outcome.interrupted) {
+      const { counts } = outcome;
+      const notSent = checked.total - counts.created - counts.failed - counts.unknown - counts.skipped;
+      ctx.stderr.write(
+        `Interrupted: ${notSent} records were not sent.${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(flags)}` : ''}\n`,
+      );
+      return { code: ExitCode.interrupted, report };
+    }
+    if (report.unknown > 0) ctx.stderr.write(unknownNextStep(flags, report.unknown, Boolean(output)));
+    const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
+    return { code, report };
+  } finally {
+    spool.dispose();
+  }
+}
+
+function unknownNextStep(flags: BatchFlags, unknown: number, hasOutput: boolean): string {
+  const records = unknown === 1 ? '1 record has' : `${unknown} records have`;
+  if (!hasOutput) {
+    return `${records} an unknown outcome: the envelope may exist. Check in the dashboard before sending them again (the results above say which lines).\n`;
+  }
+  return `${records} an unknown outcome: the envelope may exist. Check in the dashboard; for those that do not exist, run\n  ${resumeCommand(flags, ['--retry-unknown'])}\nwhich sends every unknown record again: a signatory whose envelope does exist gets a second one.\n`;
+}
+
+/**
+ * The results could not be written (closed pipe, full disk): every envelope created whose result
+ * was lost is listed on stderr, or in a file whose path is printed when there are many.
+ */
+function outputFailed(
+  flags: BatchFlags,
+  error: NodeJS.ErrnoException,
+  output: string | undefined,
+  unwritten: string[],
+  secrets: ReadonlySet<string>,
+): OutputFailedError {
+  const what = output ? `--output ${flags.output}` : 'standard output';
+  const details: string[] = [];
+  if (unwritten.length > 0) {
+    const listed = unwritten.map((text) => {
+      const result = JSON.parse(text) as {
+        line: number;
+        ok: boolean;
+        envelope_id?: string;
+        signing_url?: string;
+      };
+      return result.ok
+        ? `line ${result.line}: envelope ${result.envelope_id}, signing URL ${result.signing_url}`
+        : `line ${result.line}: outcome unknown (the envelope may exist)`;
+    });
+    let file: string | undefined;
+    if (listed.length > MAX_UNWRITTEN_ON_STDERR) {
+      file = join(tmpdir(), `esign-batch-unwritten-${process.pid}-${Date.now()}.jsonl`);
+      try {
+        writeFileSync(file, redact(`${unwritten.join('\n')}\n`, secrets), { mode: 0o600, flag: 'wx' });
+      } catch {
+        file = undefined;
+      }
+    }
+    details.push(
+      `${unwritten.length} ${unwritten.length === 1 ? 'envelope was' : 'envelopes were'} created (or may have been) whose results may not have been written${file ? `; their result lines are in ${file}` : ':'}`,
+      ...(file ? [] : listed),
+    );
+  }
+  return new OutputFailedError(error, what, {
+    details,
+    hint: output
+      ? `No new record was started. Make room, then finish with\n  ${resumeCommand(flags)}\nRecords whose results were lost count as unknown there and are not sent again.`
+      : 'No new record was started. Send results to a file with --output, so that a run can be resumed.',
+  });
+}

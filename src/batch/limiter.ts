@@ -1,0 +1,374 @@
+// One rate limiter for the whole batch: every worker asks it for its turn before a request leaves
+// and tells it every answer. It is pure (no timers, no clock of its own): `reserve()` says when the
+// next request may leave, `answered()` learns from what the API said. `Pacer` (below) is the thin
+// asynchronous part that waits for the turns.
+//
+// - With rate-limit headers (see src/api/rate-limit-headers.ts), sends are spread so that the quota
+//   left lasts until the reset, instead of being spent in a burst that ends in 429s.
+// - Without them, it adapts: after a 429 it paces at the rate the API let through since the last
+//   429 (which is the limit, whatever the window), and probes up by a few percent a second.
+// - A 429 (or a 503 that says when) pauses every turn until the time the server gave (else a
+//   backoff that doubles per 429 in a row).
+// - `ceiling` is the user's own --rate.
+import type { RateLimitInfo } from '../api/rate-limit-headers.js';
+
+export interface Rate {
+  count: number;
+  perMs: number;
+}
+
+/** `50/s`, `100/min`, `1000/h`, `20/30s`: a count per window. Undefined when not of that form. */
+export function parseRate(text: string): Rate | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|sec|m|min|h)\s*$/i.exec(text);
+  if (!match) return undefined;
+  const count = Number(match[1]);
+  const times = match[2] === undefined ? 1 : Number(match[2]);
+  const unit = (match[3] as string).toLowerCase();
+  const unitMs =
+    unit === 'ms' ? 1 : unit === 's' || unit === 'sec' ? 1000 : unit === 'h' ? 3_600_000 : 60_000;
+  const perMs = times * unitMs;
+  if (!(count > 0) || !(perMs > 0) || !Number.isFinite(count / perMs)) return undefined;
+  return { count, perMs };
+}
+
+/** `90s`, `10m`, `1h`, `500ms`, or a bare number of seconds. Undefined when not of that form. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?\s*$/i.exec(text);
+  if (!match) return undefined;
+  const value = Number(match[1]);
+  const unit = (match[2] ?? 's').toLowerCase();
+  const ms = value * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'h' ? 3_600_000 : 60_000);
+  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+}
+
+export interface LimiterOptions {
+  /** The user's own ceiling (--rate). */
+  ceiling?: Rate;
+  /** The first pause after a 429 that gives no time; it doubles per 429 in a row (capped). */
+  backoffMs?: number;
+  backoffCapMs?: number;
+}
+
+/** What the progress line and the summary show. */
+export interface LimiterState {
+  /** Requests sent per second over the last few seconds. */
+  rate: number;
+  /** The quota left in the current window and when it resets, when the API says. */
+  remaining?: number;
+  limit?: number;
+  resetAt?: number;
+  /** Until when every send waits for the API (a 429), if now. */
+  pausedUntil?: number;
+  rateLimited: number;
+  /** How long sends were held back by the API's pauses, in total (overlapping pauses counted once). */
+  waitedMs: number;
+}
+
+/** How far behind `resetAt` sends wait for a reset, for clocks that differ a little. */
+const RESET_MARGIN_MS = 20;
+/** Share of the estimated rate paced at without headers, and the probe per second above it. */
+const ESTIMATE_SHARE = 0.97;
+const PROBE_PER_SECOND = 0.01;
+const RATE_WINDOW_MS = 3000;
+
+export class RateLimiter {
+  readonly #ceilingInterval: number;
+  readonly #backoffMs: number;
+  readonly #backoffCapMs: number;
+  /** The earliest time the next reservation may have. */
+  #nextAt = Number.NEGATIVE_INFINITY;
+  #pausedUntil = Number.NEGATIVE_INFINITY;
+  #pauseStart = Number.NEGATIVE_INFINITY;
+  #waitedMs = 0;
+  #rateLimited = 0;
+  #in429Row = 0;
+
+  // What the headers said most recently.
+  #limit: number | undefined;
+  #remaining: number | undefined;
+  #resetAt: number | undefined;
+  #windowMs: number | undefined;
+  #policyWindow = false;
+  /** Requests sent since `#remaining` was read (they may not be counted in it yet). */
+  #sentSinceQuota = 0;
+  #outstanding = 0;
+  #inFlight = 0;
+
+  // Without headers: the rate paced at after a 429, and what it was estimated from.
+  #estimate: number | undefined;
+  #estimatedAt = 0;
+  #acceptedSince429 = 0;
+  #last429At: number | undefined;
+  readonly #startedAt: number;
+
+  #recentSends: number[] = [];
+
+  constructor(now: number, options: LimiterOptions = {}) {
+    this.#startedAt = now;
+    this.#ceilingInterval = options.ceiling ? options.ceiling.perMs / options.ceiling.count : 0;
+    this.#backoffMs = options.backoffMs ?? 1000;
+    this.#backoffCapMs = options.backoffCapMs ?? 60_000;
+  }
+
+  /** True when the limiter never holds anything back (no ceiling, nothing learnt yet). */
+  get unlimited(): boolean {
+    return (
+      this.#ceilingInterval === 0 &&
+      this.#remaining === undefined &&
+      this.#estimate === undefined &&
+      this.#pausedUntil === Number.NEGATIVE_INFINITY
+    );
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** How long from `now` every send still waits for the API (0 when not paused). */
+  pauseLeft(now: number): number {
+    return Math.max(0, this.#pausedUntil - now);
+  }
+
+  /**
+   * Reserves the next turn: the time at which one more request may leave. Each reservation is
+   * either used (`sent`) or given back (`cancel`).
+   */
+  reserve(now: number): number {
+    this.#outstanding++;
+    let at = Math.max(now, this.#nextAt, this.#pausedUntil);
+    const quota = this.#quotaLeft(at);
+    if (quota !== undefined && quota <= 0 && this.#resetAt !== undefined) {
+      at = Math.max(at, this.#resetAt + RESET_MARGIN_MS);
+    }
+    this.#nextAt = at + this.#interval(at);
+    return at;
+  }
+
+  /** A reservation that will not be used (a pause began while waiting for it). */
+  cancel(): void {
+    this.#outstanding = Math.max(0, this.#outstanding - 1);
+  }
+
+  /** A reservation is used: the request leaves now. */
+  sent(now: number): void {
+    this.#outstanding = Math.max(0, this.#outstanding - 1);
+    this.#inFlight++;
+    this.#sentSinceQuota++;
+    this.#recentSends.push(now);
+    if (this.#recentSends.length > 4096) this.#recentSends.splice(0, 2048);
+  }
+
+  /** A request that never got an answer (network error). */
+  lost(): void {
+    this.#inFlight = Math.max(0, this.#inFlight - 1);
+  }
+
+  /**
+   * Learns from an answer: its status and its rate-limit headers. Returns for how long (from `now`)
+   * every send is paused when the answer was a 429 (or a 503 that said when), else undefined.
+   */
+  answered(now: number, status: number, info: RateLimitInfo): number | undefined {
+    this.#inFlight = Math.max(0, this.#inFlight - 1);
+    this.#learnQuota(now, info);
+    if (status === 429) {
+      this.#rateLimited++;
+      this.#in429Row++;
+      this.#learn429(now);
+      const given =
+        info.retryAfterMs ??
+        (info.resetAt !== undefined && info.resetAt > now ? info.resetAt - now + RESET_MARGIN_MS : undefined);
+      const wait =
+        given ?? Math.min(this.#backoffCapMs, this.#backoffMs * 2 ** Math.min(this.#in429Row - 1, 20));
+      this.#pause(now, now + wait);
+      return this.pauseLeft(now);
+    }
+    if (status === 503 && info.retryAfterMs !== undefined) {
+      this.#pause(now, now + info.retryAfterMs);
+      return this.pauseLeft(now);
+    }
+    if (status >= 200 && status < 300) {
+      this.#in429Row = 0;
+      this.#acceptedSince429++;
+    }
+    return undefined;
+  }
+
+  state(now: number): LimiterState {
+    while (this.#recentSends.length > 0 && (this.#recentSends[0] as number) < now - RATE_WINDOW_MS) {
+      this.#recentSends.shift();
+    }
+    const span = Math.min(RATE_WINDOW_MS, now - this.#startedAt);
+    const resetAt = this.#resetAt !== undefined && this.#resetAt > now ? this.#resetAt : undefined;
+    return {
+      rate: span > 0 ? (this.#recentSends.length * 1000) / span : 0,
+      remaining: resetAt === undefined ? undefined : this.#remaining,
+      limit: this.#limit,
+      resetAt,
+      pausedUntil: this.#pausedUntil > now ? this.#pausedUntil : undefined,
+      rateLimited: this.#rateLimited,
+      waitedMs: this.#waitedMs + this.#currentPause(now),
+    };
+  }
+
+  /** The quota left at `at`, counting requests sent or about to be since the headers said it. */
+  #quotaLeft(at: number): number | undefined {
+    if (this.#remaining === undefined) return undefined;
+    if (this.#resetAt !== undefined && at >= this.#resetAt) {
+      return this.#limit === undefined ? undefined : this.#limit - this.#outstanding - this.#inFlight;
+    }
+    return this.#remaining - this.#sentSinceQuota - this.#outstanding;
+  }
+
+  /** The spacing after a send at `at`: the largest of the ceiling, the quota's and the estimate's. */
+  #interval(at: number): number {
+    let interval = this.#ceilingInterval;
+    if (this.#limit !== undefined && this.#windowMs !== undefined && this.#windowMs > 0) {
+      interval = Math.max(interval, this.#windowMs / this.#limit);
+    }
+    const quota = this.#quotaLeft(at);
+    if (quota !== undefined && quota > 0 && this.#resetAt !== undefined && this.#resetAt > at) {
+      interval = Math.max(interval, (this.#resetAt - at) / quota);
+    }
+    if (this.#estimate !== undefined) {
+      const probed = this.#estimate * (1 + (PROBE_PER_SECOND * Math.max(0, at - this.#estimatedAt)) / 1000);
+      interval = Math.max(interval, 1000 / probed);
+    }
+    return interval;
+  }
+
+  #learnQuota(now: number, info: RateLimitInfo): void {
+    if (info.limit !== undefined) this.#limit = info.limit;
+    if (info.windowMs !== undefined) {
+      this.#windowMs = info.windowMs;
+      this.#policyWindow = true;
+    }
+    if (info.remaining === undefined || info.resetAt === undefined) return;
+    // The window's length, when no policy says it: the longest time to a reset seen.
+    if (!this.#policyWindow && info.resetAt > now) {
+      this.#windowMs = Math.max(this.#windowMs ?? 0, Math.min(info.resetAt - now, 3_600_000));
+    }
+    // Answers come back out of order: a later reset, or fewer left in the same window, is newer.
+    const newer =
+      this.#resetAt === undefined ||
+      this.#remaining === undefined ||
+      info.resetAt > this.#resetAt + 500 ||
+      (Math.abs(info.resetAt - this.#resetAt) <= 500 && info.remaining <= this.#remaining) ||
+      now >= this.#resetAt;
+    if (!newer) return;
+    this.#remaining = info.remaining;
+    this.#resetAt = info.resetAt;
+    // Requests still in flight may not be counted in it yet.
+    this.#sentSinceQuota = Math.max(0, this.#inFlight);
+  }
+
+  #learn429(now: number): void {
+    if (this.#remaining !== undefined) return; // the headers pace it
+    const since = this.#last429At ?? this.#startedAt;
+    const span = now - since;
+    // The rate the API let through since the last 429, pauses included: the limit, averaged over
+    // its window whatever that window is. Only once per pause (the 429s of one burst say the same).
+    if (this.#pausedUntil <= now && span > 0 && this.#acceptedSince429 > 0) {
+      this.#estimate = Math.max(0.05, ((this.#acceptedSince429 * 1000) / span) * ESTIMATE_SHARE);
+      this.#estimatedAt = now;
+      this.#acceptedSince429 = 0;
+      this.#last429At = now;
+    } else if (this.#pausedUntil <= now && this.#estimate !== undefined) {
+      this.#estimate = Math.max(0.05, this.#estimate / 2);
+      this.#estimatedAt = now;
+      this.#last429At = now;
+    } else if (this.#last429At === undefined) {
+      this.#last429At = now;
+    }
+  }
+
+  /** How much of the latest pause has gone by at `now`. */
+  #currentPause(now: number): number {
+    if (!Number.isFinite(this.#pauseStart)) return 0;
+    return Math.max(0, Math.min(now, this.#pausedUntil) - this.#pauseStart);
+  }
+
+  #pause(now: number, until: number): void {
+    if (until <= this.#pausedUntil) return;
+    // A pause that is still on is extended (counted once); one that ended is added to the total.
+    if (this.#pausedUntil <= now) {
+      this.#waitedMs += this.#currentPause(now);
+      this.#pauseStart = now;
+    }
+    this.#pausedUntil = until;
+    this.#nextAt = Math.max(this.#nextAt, until);
+  }
+}
+
+/**
+ * The asynchronous side of the limiter: waits for a worker's turn. All waits share one listener on
+ * `signal` (an abort ends every wait at once), so 64 workers add no 64 listeners.
+ */
+export class Pacer {
+  readonly #waits = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
+
+  constructor(
+    readonly limiter: RateLimiter,
+    private readonly clock: () => number,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', () => this.#wakeAll(), { once: true });
+  }
+
+  /**
+   * The caller's turn to send: `true` at once (no promise) when it may go now, else a promise of
+   * `true` when it may go or `false` when the run was stopped first. The send is counted.
+   */
+  turn(): boolean | Promise<boolean> {
+    if (this.signal.aborted) return false;
+    const now = this.clock();
+    const at = this.limiter.reserve(now);
+    if (at <= now) {
+      this.limiter.sent(now);
+      return true;
+    }
+    return this.#waitFor(at);
+  }
+
+  /** Waits `ms` (ended early by the signal); false when the run was stopped. */
+  async sleep(ms: number): Promise<boolean> {
+    if (this.signal.aborted) return false;
+    await new Promise<void>((resolve) => {
+      const wait = {
+        timer: setTimeout(() => {
+          this.#waits.delete(wait);
+          resolve();
+        }, ms),
+        done: resolve,
+      };
+      this.#waits.add(wait);
+    });
+    return !this.signal.aborted;
+  }
+
+  async #waitFor(at: number): Promise<boolean> {
+    for (;;) {
+      const going = await this.sleep(at - this.clock());
+      if (!going) {
+        this.limiter.cancel();
+        return false;
+      }
+      const now = this.clock();
+      // A pause that began while this turn was waiting moves it behind the pause.
+      if (this.limiter.pauseLeft(now) > 0) {
+        this.limiter.cancel();
+        at = this.limiter.reserve(now);
+        continue;
+      }
+      this.limiter.sent(now);
+      return true;
+    }
+  }
+
+  #wakeAll(): void {
+    for (const wait of this.#waits) {
+      clearTimeout(wait.timer);
+      wait.done();
+    }
+    this.#waits.clear();
+  }
+}

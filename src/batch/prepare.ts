@@ -1,0 +1,213 @@
+// The first phase of a batch: the flags' defaults and every record checked, and each record still
+// to be sent written to the spool as the exact body that passed. Nothing is kept in memory but
+// counts, the first problems and a short key per record (to find duplicates).
+import { hash } from 'node:crypto';
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { ulid } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { type Problems, parseExpiresInDays, parseSetFlags, readMergeDataFiles } from '../envelope/request.js';
+import { InterruptedError, UsageError } from '../errors.js';
+import { describeReadError } from '../io/files.js';
+import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
+import type { PreviousResults } from './previous-results.js';
+import { readCsv, readJsonl } from './readers.js';
+import type { SpoolWriter } from './spool.js';
+
+/** The flags the defaults come from. */
+export interface DefaultFlags {
+  template?: string | undefined;
+  data?: string[] | undefined;
+  set?: string[] | undefined;
+  expiresInDays?: string | undefined;
+}
+
+const MAX_LISTED_PROBLEMS = 20;
+const MAX_LISTED_DUPLICATES = 20;
+
+export function formatOf(file: string, flag: InputFormat | undefined): InputFormat {
+  if (flag) return flag;
+  const extension = extname(file).toLowerCase();
+  if (extension === '.csv') return 'csv';
+  if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
+  throw new UsageError(
+    file === '-'
+      ? 'Reading records from standard input needs --format jsonl or --format csv.'
+      : `Cannot tell the format of '${file}' from its name.`,
+    { hint: 'Name the file .jsonl or .csv, or pass --format jsonl|csv.' },
+  );
+}
+
+export async function readDefaults(flags: DefaultFlags, ctx: Context): Promise<BatchDefaults> {
+  const problems: Problems = [];
+  const fromFiles = await readMergeDataFiles(flags.data ?? [], ctx, problems);
+  const fromSet = parseSetFlags(flags.set ?? [], problems);
+  const expires = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  if (flags.template !== undefined) {
+    const template = ulid().safeParse(flags.template);
+    if (!template.success) problems.push(`--template: ${template.error.issues[0]?.message}.`);
+  }
+  if (problems.length > 0) {
+    throw new UsageError(
+      problems.length === 1 ? (problems[0] as string) : 'The default flags have problems:',
+      {
+        details: problems.length === 1 ? [] : problems,
+      },
+    );
+  }
+  return {
+    template_id: flags.template?.toUpperCase(),
+    merge_data: { ...fromFiles, ...fromSet },
+    expires_in_days: expires,
+  };
+}
+
+export function checkReadableFile(path: string, shown: string): void {
+  try {
+    if (statSync(path).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+    accessSync(path, constants.R_OK);
+  } catch (error) {
+    throw new UsageError(`Cannot read ${shown}: ${describeReadError(error)}.`);
+  }
+}
+
+export function checkWritableFolder(path: string, shown: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot write --output ${shown}: its folder ${dirname(path)} ${describeReadError(error) === 'no such file' ? 'does not exist' : 'is not writable'}.`,
+    );
+  }
+}
+
+export interface Prepared {
+  total: number;
+  problems: string[];
+  problemCount: number;
+  skipped: number;
+  /** Unknown in an earlier run and not to be retried. */
+  unknown: number;
+  /** Records with at least one problem. */
+  invalid: number;
+  /** Records to be sent (written to the spool). */
+  toSend: number;
+  /** Duplicates found, the first few described, and how many there were. */
+  duplicates: string[];
+  duplicateCount: number;
+}
+
+/**
+ * What makes two records the same envelope for the same person: template, signatory email (any
+ * case) and merge data (in any order). A short hash of it, so 100k records cost a few MB.
+ */
+export function duplicateKey(request: {
+  template_id: string;
+  signatory: { email: string };
+  merge_data?: Record<string, unknown> | undefined;
+}): string {
+  const merge = Object.entries(request.merge_data ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return hash(
+    'sha1',
+    JSON.stringify([request.template_id.toUpperCase(), request.signatory.email.toLowerCase(), merge]),
+    'base64',
+  );
+}
+
+/**
+ * The first pass: every record checked, and each one still to be sent written to the spool as the
+ * exact body that passed. Nothing is kept in memory but counts and the first problems.
+ */
+export async function prepare(
+  format: InputFormat,
+  input: Readable,
+  defaults: BatchDefaults,
+  previous: PreviousResults,
+  retryUnknown: boolean,
+  spool: SpoolWriter | undefined,
+  signal: AbortSignal,
+): Promise<Prepared> {
+  const prepared: Prepared = {
+    total: 0,
+    problems: [],
+    problemCount: 0,
+    skipped: 0,
+    unknown: 0,
+    invalid: 0,
+    toSend: 0,
+    duplicates: [],
+    duplicateCount: 0,
+  };
+  let lastInvalidLine = -1;
+  const report = (line: number, problem: string) => {
+    prepared.problemCount++;
+    if (line !== lastInvalidLine) {
+      prepared.invalid++;
+      lastInvalidLine = line;
+    }
+    if (prepared.problems.length < MAX_LISTED_PROBLEMS) prepared.problems.push(`line ${line}: ${problem}`);
+  };
+  const records = format === 'csv' ? readCsv(input) : readJsonl(input);
+  /** Lines the earlier run created (or may have) that still hold a record. */
+  const settledLines = new Set<number>();
+  /** Each record's duplicate key, to the first line that had it. */
+  const seen = new Map<string, number>();
+  /** Bodies the earlier run created, by fingerprint, to the line it created them for. */
+  const created = new Map<string, number>();
+  for (const [line, before] of previous) {
+    if (before.state === 'created' && before.fingerprint) created.set(before.fingerprint, line);
+  }
+  const duplicate = (text: string) => {
+    prepared.duplicateCount++;
+    if (prepared.duplicates.length < MAX_LISTED_DUPLICATES) prepared.duplicates.push(text);
+  };
+  for await (const item of records) {
+    if (signal.aborted)
+      throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
+    prepared.total++;
+    const before = previous.get(item.line);
+    if (before && before.state !== 'failed') settledLines.add(item.line);
+    if ('problem' in item) {
+      report(item.line, item.problem);
+      continue;
+    }
+    const found: Problems = [];
+    const request = buildBatchRequest(item.record, defaults, format, found);
+    for (const problem of found) report(item.line, problem);
+    if (!request) continue;
+    const body = JSON.stringify(request);
+    const print = fingerprintOf(body);
+    if (before && before.state !== 'failed' && before.fingerprint !== print) {
+      report(
+        item.line,
+        `this record changed since the results were written (there it was ${before.state === 'created' ? 'created' : 'sent with an unknown outcome'}); resuming could send someone a second envelope`,
+      );
+    }
+    const key = duplicateKey(request);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, item.line);
+    else duplicate(`line ${item.line}: same template, signatory email and merge data as line ${first}`);
+    const createdAt = created.get(print);
+    if (createdAt !== undefined && createdAt !== item.line && before?.state !== 'created') {
+      duplicate(`line ${item.line}: identical to the record created at line ${createdAt} by the earlier run`);
+    }
+    if (prepared.problemCount > 0) continue; // nothing will be sent: no need to spool
+    if (before?.state === 'created') prepared.skipped++;
+    else if (before?.state === 'unknown' && !retryUnknown) prepared.unknown++;
+    else {
+      prepared.toSend++;
+      spool?.add(item.line, print, body);
+    }
+  }
+  // A settled line with no record any more: lines were removed or joined, so records have moved,
+  // and one that was created could now stand at a line that reads as never sent.
+  const gone = [...previous].filter(([line, before]) => before.state !== 'failed' && !settledLines.has(line));
+  for (const [line, before] of gone.sort(([a], [b]) => a - b)) {
+    report(
+      line,
+      `the earlier run ${before.state === 'created' ? 'created' : 'sent (outcome unknown)'} the record here, and the input no longer has one; if lines moved, resuming could send someone a second envelope`,
+    );
+  }
+  return prepared;
+}

@@ -1,0 +1,112 @@
+// Resuming a batch: one run at a time on an --output (a lock keyed on the real file), no earlier
+// results overwritten without --resume, and what the earlier runs did read back, with the intents
+// nobody answered turned into `unknown` results.
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { describeReadError } from '../io/files.js';
+import { acquireLock, releaseLock } from '../io/lock.js';
+import { DurableAppender } from './durable-file.js';
+import { readJournal, unansweredIntents } from './journal.js';
+import { dropTornTail, type PreviousResults, readPreviousResults } from './previous-results.js';
+
+/**
+ * The file --output names, through any symbolic links (a missing file: its folder's real path), so
+ * that two names of one file share one lock and one journal.
+ */
+export function realOutputPath(output: string): string {
+  try {
+    return realpathSync(output);
+  } catch {
+    try {
+      return join(realpathSync(dirname(output)), basename(output));
+    } catch {
+      return output;
+    }
+  }
+}
+
+/**
+ * With --resume: what the earlier runs did, with unanswered intents turned into `unknown` results.
+ * The journal is read even when --output is gone: its intents then all count as unknown.
+ */
+export async function loadPrevious(output: string, { write = true } = {}): Promise<PreviousResults> {
+  const previous: PreviousResults = existsSync(output)
+    ? await dropTornTail(output).then(() => readPreviousResults(output))
+    : new Map();
+  const { intents, exact } = unansweredIntents(await readJournal(`${output}.pending`), previous);
+  if (intents.length > 0) {
+    const lines = intents.map((intent) =>
+      JSON.stringify({
+        line: intent.line,
+        ok: false,
+        error: {
+          code: 'outcome_unknown',
+          message: exact
+            ? 'The run stopped after this request was sent and before its answer was stored.'
+            : 'The machine restarted while this record was being sent: it may or may not have left.',
+          status: null,
+        },
+        fingerprint: intent.fingerprint,
+      }),
+    );
+    if (write) {
+      const appender = DurableAppender.open(output, { mode: 0o600 });
+      try {
+        await appender.append(`${lines.join('\n')}\n`);
+      } finally {
+        await appender.close();
+      }
+    }
+    for (const intent of intents) {
+      if (previous.get(intent.line)?.state !== 'created') {
+        previous.set(intent.line, {
+          state: 'unknown',
+          fingerprint: intent.fingerprint,
+          offset: Number.MAX_SAFE_INTEGER,
+        });
+      }
+    }
+  }
+  return previous;
+}
+
+/**
+ * Makes this run the only one on `output` (a lock beside it, until the run ends), and makes sure no
+ * earlier run's results or intents are overwritten without --resume.
+ */
+export async function claimOutput(
+  output: string,
+  flags: { output?: string | undefined; resume?: boolean | undefined },
+): Promise<() => Promise<void>> {
+  const lockPath = `${output}.lock`;
+  await acquireLock(lockPath, {
+    busy: (owner) =>
+      new UsageError(`Another esign batch (process ${owner}) is writing to --output ${flags.output}.`, {
+        hint: `Wait for it to finish, or stop it. If none is running, remove ${lockPath}.`,
+      }),
+    failed: (error) =>
+      new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}.`, {
+        hint: 'The folder of --output must be writable.',
+      }),
+  });
+  try {
+    if (!flags.resume) {
+      const holds = (file: string) => existsSync(file) && statSync(file).size > 0;
+      if (holds(`${output}.pending`)) {
+        throw new UsageError(`An earlier run into --output ${flags.output} did not finish.`, {
+          hint: 'Add --resume to finish it: requests it may have sent are reported, never sent again by themselves.',
+        });
+      }
+      if (holds(output)) {
+        throw new UsageError(`--output ${flags.output} already holds results.`, {
+          hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
+        });
+      }
+    }
+  } catch (error) {
+    await releaseLock(lockPath);
+    throw error;
+  }
+  return () => releaseLock(lockPath);
+}
