@@ -93,6 +93,8 @@ export class RateLimiter {
   #sentSinceQuota = 0;
   #outstanding = 0;
   #inFlight = 0;
+  #sentTotal = 0;
+  #answeredAny = false;
 
   // Without headers: the rate paced at after a 429, and what it was estimated from.
   #estimate: number | undefined;
@@ -135,6 +137,8 @@ export class RateLimiter {
    */
   reserve(now: number): number {
     this.#outstanding++;
+    // Slow start: the first request goes alone, so that the API can say its limit before a burst.
+    if (!this.#answeredAny && this.#sentTotal + this.#outstanding > 1) return Number.POSITIVE_INFINITY;
     let at = Math.max(now, this.#nextAt, this.#pausedUntil);
     const quota = this.#quotaLeft(at);
     if (quota !== undefined && quota <= 0 && this.#resetAt !== undefined) {
@@ -149,27 +153,32 @@ export class RateLimiter {
     this.#outstanding = Math.max(0, this.#outstanding - 1);
   }
 
-  /** A reservation is used: the request leaves now. */
-  sent(now: number): void {
+  /** A reservation is used: the request leaves now. Returns its number, for `answered`. */
+  sent(now: number): number {
     this.#outstanding = Math.max(0, this.#outstanding - 1);
     this.#inFlight++;
     this.#sentSinceQuota++;
+    this.#sentTotal++;
     this.#recentSends.push(now);
     if (this.#recentSends.length > 4096) this.#recentSends.splice(0, 2048);
+    return this.#sentTotal;
   }
 
   /** A request that never got an answer (network error). */
   lost(): void {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
+    this.#answeredAny = true;
   }
 
   /**
-   * Learns from an answer: its status and its rate-limit headers. Returns for how long (from `now`)
-   * every send is paused when the answer was a 429 (or a 503 that said when), else undefined.
+   * Learns from an answer: its status and its rate-limit headers; `sent` is the number `sent()` gave
+   * its request. Returns for how long (from `now`) every send is paused when the answer was a 429
+   * (or a 503 that said when), else undefined.
    */
-  answered(now: number, status: number, info: RateLimitInfo): number | undefined {
+  answered(now: number, status: number, info: RateLimitInfo, sent = this.#sentTotal): number | undefined {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
-    this.#learnQuota(now, info);
+    this.#answeredAny = true;
+    this.#learnQuota(now, info, sent);
     if (status === 429) {
       this.#rateLimited++;
       this.#in429Row++;
@@ -236,7 +245,7 @@ export class RateLimiter {
     return interval;
   }
 
-  #learnQuota(now: number, info: RateLimitInfo): void {
+  #learnQuota(now: number, info: RateLimitInfo, sent: number): void {
     if (info.limit !== undefined) this.#limit = info.limit;
     if (info.windowMs !== undefined) {
       this.#windowMs = info.windowMs;
@@ -247,18 +256,25 @@ export class RateLimiter {
     if (!this.#policyWindow && info.resetAt > now) {
       this.#windowMs = Math.max(this.#windowMs ?? 0, Math.min(info.resetAt - now, 3_600_000));
     }
-    // Answers come back out of order: a later reset, or fewer left in the same window, is newer.
-    const newer =
+    // A new window: the first reading, the old reset gone by, or more left than before. Otherwise
+    // the same window (answers come back out of order): the fewest left and the earliest reset
+    // count (a reset in whole seconds from now is late by up to a second; the earliest is closest).
+    const fresh =
       this.#resetAt === undefined ||
       this.#remaining === undefined ||
-      info.resetAt > this.#resetAt + 500 ||
-      (Math.abs(info.resetAt - this.#resetAt) <= 500 && info.remaining <= this.#remaining) ||
-      now >= this.#resetAt;
-    if (!newer) return;
-    this.#remaining = info.remaining;
-    this.#resetAt = info.resetAt;
-    // Requests still in flight may not be counted in it yet.
-    this.#sentSinceQuota = Math.max(0, this.#inFlight);
+      now >= this.#resetAt ||
+      info.remaining > this.#remaining;
+    if (fresh) {
+      this.#remaining = info.remaining;
+      this.#resetAt = info.resetAt;
+    } else {
+      const fewer = info.remaining < (this.#remaining as number);
+      this.#resetAt = Math.min(this.#resetAt as number, info.resetAt);
+      if (!fewer) return;
+      this.#remaining = info.remaining;
+    }
+    // Requests sent after this one may not be counted in it yet.
+    this.#sentSinceQuota = Math.max(0, this.#sentTotal - sent);
   }
 
   #learn429(now: number): void {
@@ -304,7 +320,9 @@ export class RateLimiter {
  * `signal` (an abort ends every wait at once), so 64 workers add no 64 listeners.
  */
 export class Pacer {
-  readonly #waits = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
+  readonly #waits = new Set<{ timer: NodeJS.Timeout | undefined; done: () => void }>();
+  /** Turns waiting for the next answer (slow start). */
+  #parked: (() => void)[] = [];
 
   constructor(
     readonly limiter: RateLimiter,
@@ -315,18 +333,33 @@ export class Pacer {
   }
 
   /**
-   * The caller's turn to send: `true` at once (no promise) when it may go now, else a promise of
-   * `true` when it may go or `false` when the run was stopped first. The send is counted.
+   * The caller's turn to send: the send's number at once (no promise) when it may go now, else a
+   * promise of it when it may go, or `false` when the run was stopped first. The send is counted.
    */
-  turn(): boolean | Promise<boolean> {
+  turn(): number | false | Promise<number | false> {
     if (this.signal.aborted) return false;
     const now = this.clock();
     const at = this.limiter.reserve(now);
-    if (at <= now) {
-      this.limiter.sent(now);
-      return true;
-    }
+    if (at <= now) return this.limiter.sent(now);
     return this.#waitFor(at);
+  }
+
+  /** `RateLimiter.answered`, waking the turns that wait for an answer. */
+  answered(...args: Parameters<RateLimiter['answered']>): number | undefined {
+    const pause = this.limiter.answered(...args);
+    this.#wakeParked();
+    return pause;
+  }
+
+  /** `RateLimiter.lost`, waking the turns that wait for an answer. */
+  lost(): void {
+    this.limiter.lost();
+    this.#wakeParked();
+  }
+
+  #wakeParked(): void {
+    if (this.#parked.length === 0) return;
+    for (const wake of this.#parked.splice(0)) wake();
   }
 
   /** Waits `ms` (ended early by the signal); false when the run was stopped. */
@@ -345,8 +378,22 @@ export class Pacer {
     return !this.signal.aborted;
   }
 
-  async #waitFor(at: number): Promise<boolean> {
+  async #waitFor(at: number): Promise<number | false> {
     for (;;) {
+      if (at === Number.POSITIVE_INFINITY) {
+        await new Promise<void>((resolve) => {
+          const wait = { timer: undefined, done: resolve };
+          this.#waits.add(wait);
+          this.#parked.push(() => {
+            this.#waits.delete(wait);
+            resolve();
+          });
+        });
+        this.limiter.cancel();
+        if (this.signal.aborted) return false;
+        at = this.limiter.reserve(this.clock());
+        continue;
+      }
       const going = await this.sleep(at - this.clock());
       if (!going) {
         this.limiter.cancel();
@@ -359,8 +406,7 @@ export class Pacer {
         at = this.limiter.reserve(now);
         continue;
       }
-      this.limiter.sent(now);
-      return true;
+      return this.limiter.sent(now);
     }
   }
 

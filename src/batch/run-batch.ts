@@ -188,21 +188,22 @@ export async function runBatch(
       if (halt.signal.aborted) return { kind: 'abandoned' };
       const asked = rateLimited ? clock() : 0;
       const turn = pacer.turn();
-      if (!(turn === true || (turn !== false && (await turn)))) return { kind: 'abandoned' };
+      const sent = typeof turn === 'object' ? await turn : turn;
+      if (sent === false) return { kind: 'abandoned' };
       if (rateLimited) rateWaitedMs += clock() - asked;
       let response: Awaited<ReturnType<ApiClient['sendCreate']>>;
       try {
         journal?.sent(record);
       } catch (error) {
         // The journal could not note it (a full disk): so it is not sent.
-        limiter.lost();
+        pacer.lost();
         outputBroke(error);
         return { kind: 'abandoned' };
       }
       try {
         response = await client.sendCreate(record.body, options.hardSignal);
       } catch (error) {
-        limiter.lost();
+        pacer.lost();
         if (options.hardSignal?.aborted) return { kind: 'abandoned' }; // the journal says it left
         if (!(error instanceof NetworkError)) throw error;
         if (error.sent) return { kind: 'unknown', error };
@@ -210,7 +211,7 @@ export async function runBatch(
         return halt.signal.aborted ? { kind: 'abandoned' } : { kind: 'failed', error };
       }
       const now = clock();
-      const pause = limiter.answered(now, response.status, parseRateLimit(response.headers, now));
+      const pause = pacer.answered(now, response.status, parseRateLimit(response.headers, now), sent);
       const outcome = interpretCreateResponse(response, options.now());
       if (outcome.ok) return { kind: 'created', data: outcome.envelope, requestId: response.requestId };
       if (mayHaveCreated(response.status)) return { kind: 'unknown', error: asUnknown(outcome.error) };

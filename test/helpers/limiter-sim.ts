@@ -1,0 +1,122 @@
+// A batch against a fixed-window rate-limited server, on a virtual clock (for the limiter's tests).
+import { parseRateLimit } from '../../src/api/rate-limit-headers.js';
+import { RateLimiter } from '../../src/batch/limiter.js';
+
+/**
+ * Simulates a batch against a fixed-window server on a virtual clock: `concurrency` workers, each
+ * asking the limiter for a turn, sending, and getting its answer `latencyMs` later. Returns what
+ * the server saw.
+ */
+export function simulate(options: {
+  limit: number;
+  windowMs: number;
+  style: 'x-ratelimit' | 'ietf' | 'none';
+  records: number;
+  concurrency: number;
+  latencyMs: number;
+  start?: number;
+  ceiling?: { count: number; perMs: number };
+}) {
+  const start = options.start ?? 1_700_000_000_000;
+  const limiter = new RateLimiter(start, { ceiling: options.ceiling });
+  type Event = {
+    at: number;
+    kind: 'turn' | 'answer';
+    reserved?: boolean;
+    seq?: number;
+    status?: number;
+    headers?: Record<string, string>;
+  };
+  const events: Event[] = [];
+  const push = (event: Event) => {
+    events.push(event);
+    events.sort((a, b) => a.at - b.at);
+  };
+  let used = 0;
+  let window = Math.floor(start / options.windowMs);
+  const arrivals: { at: number; status: number }[] = [];
+  let left = options.records;
+  let created = 0;
+  const serve = (at: number) => {
+    const w = Math.floor(at / options.windowMs);
+    if (w !== window) {
+      window = w;
+      used = 0;
+    }
+    const allowed = used < options.limit;
+    if (allowed) used++;
+    const resetAt = (w + 1) * options.windowMs;
+    const headers: Record<string, string> = {};
+    if (options.style === 'x-ratelimit') {
+      headers['x-ratelimit-limit'] = String(options.limit);
+      headers['x-ratelimit-remaining'] = String(options.limit - used);
+      headers['x-ratelimit-reset'] = String(resetAt / 1000);
+    } else if (options.style === 'ietf') {
+      headers['ratelimit-limit'] = String(options.limit);
+      headers['ratelimit-remaining'] = String(options.limit - used);
+      headers['ratelimit-reset'] = String(Math.ceil((resetAt - at) / 1000));
+      headers['ratelimit-policy'] = `${options.limit};w=${options.windowMs / 1000}`;
+    }
+    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((resetAt - at) / 1000)));
+    arrivals.push({ at, status: allowed ? 200 : 429 });
+    return { status: allowed ? 200 : 429, headers };
+  };
+  /** Workers whose turn waits for the next answer (slow start). */
+  let parked = 0;
+  let now = start;
+  for (let i = 0; i < options.concurrency; i++) push({ at: now, kind: 'turn' });
+  let pending = 0;
+  while (events.length > 0) {
+    const event = events.shift() as Event;
+    now = event.at;
+    if (event.kind === 'turn') {
+      // As the Pacer does: reserve a turn, wait for it, and reserve again if a pause began meanwhile.
+      if (event.reserved && limiter.pauseLeft(now) > 0) {
+        limiter.cancel();
+        event.reserved = false;
+        left++;
+      }
+      if (!event.reserved) {
+        if (left === 0) continue;
+        left--;
+        const at = limiter.reserve(now);
+        if (at === Number.POSITIVE_INFINITY) {
+          limiter.cancel();
+          left++;
+          parked++;
+          continue;
+        }
+        if (at > now) {
+          push({ at, kind: 'turn', reserved: true });
+          continue;
+        }
+      }
+      const seq = limiter.sent(now);
+      pending++;
+      const answer = serve(now + options.latencyMs / 2);
+      push({ at: now + options.latencyMs, kind: 'answer', seq, ...answer });
+    } else {
+      pending--;
+      limiter.answered(now, event.status as number, parseRateLimit(event.headers ?? {}, now), event.seq);
+      if (event.status === 200) created++;
+      else left++; // sent again, not counted as a retry
+      push({ at: now, kind: 'turn' });
+      for (; parked > 0; parked--) push({ at: now, kind: 'turn' });
+    }
+  }
+  const elapsed = now - start;
+  const windows = new Map<number, number>();
+  for (const a of arrivals.filter((a) => a.status === 429)) {
+    const w = Math.floor(a.at / options.windowMs);
+    windows.set(w, (windows.get(w) ?? 0) + 1);
+  }
+  return {
+    created,
+    pending,
+    rejected: arrivals.filter((a) => a.status === 429).length,
+    worstWindow: Math.max(0, ...windows.values()),
+    windowsTouched: Math.ceil(elapsed / options.windowMs),
+    share: created / (elapsed / 1000) / (options.limit / (options.windowMs / 1000)),
+    arrivals,
+  };
+}
