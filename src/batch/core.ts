@@ -268,9 +268,14 @@ async function sendAll(
     }
     if (outcome.interrupted) {
       const { counts } = outcome;
-      const notSent = checked.total - counts.created - counts.failed - counts.unknown - counts.skipped;
+      const notSent =
+        checked.total - counts.created - counts.failed - counts.unknown - counts.skipped - outcome.abandoned;
+      const abandoned =
+        outcome.abandoned === 0
+          ? ''
+          : ` ${outcome.abandoned} ${outcome.abandoned === 1 ? 'request in flight was' : 'requests in flight were'} abandoned: the envelope may exist${output ? ', and --resume reports it as unknown' : ''}.`;
       ctx.stderr.write(
-        `Interrupted: ${notSent} records were not sent.${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(flags)}` : ''}\n`,
+        `Interrupted: ${notSent} records were not sent.${abandoned}${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(flags)}` : ''}\n`,
       );
       return { code: ExitCode.interrupted, report };
     }

@@ -92,6 +92,8 @@ export interface BatchOutcome {
    * reached the reader, as JSON lines.
    */
   unwritten: string[];
+  /** Requests abandoned in flight by a second Ctrl-C: their outcome is unknown (the journal has them). */
+  abandoned: number;
   /** Failed and unknown records (the first MAX_REPORTED_RECORDS), and how many there were. */
   records: ReportedRecord[];
   recordsSeen: number;
@@ -148,6 +150,7 @@ export async function runBatch(
   let storeError: unknown;
   const unwritten: string[] = [];
   const reported: ReportedRecord[] = [];
+  let abandoned = 0;
   let recordsSeen = 0;
   /** The results cannot be stored any more: no new record starts; those in flight finish. */
   const outputBroke = (error: unknown) => {
@@ -204,7 +207,10 @@ export async function runBatch(
         response = await client.sendCreate(record.body, options.hardSignal);
       } catch (error) {
         pacer.lost();
-        if (options.hardSignal?.aborted) return { kind: 'abandoned' }; // the journal says it left
+        if (options.hardSignal?.aborted) {
+          abandoned++;
+          return { kind: 'abandoned' }; // the journal says it left: a resume reports it as unknown
+        }
         if (!(error instanceof NetworkError)) throw error;
         if (error.sent) return { kind: 'unknown', error };
         if (attempt < options.maxRetries && (await wait(attempt++, undefined, record.line, null))) continue;
@@ -361,6 +367,7 @@ export async function runBatch(
     limits: limiter.state(clock()),
     outputError: storeError,
     unwritten,
+    abandoned,
     records: reported,
     recordsSeen,
   };
