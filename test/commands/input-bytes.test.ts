@@ -42,7 +42,7 @@ describe('input that is not UTF-8', () => {
     );
     const result = await runCli(['envelope', 'batch', csv, '--template', TEMPLATE], { env: env() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('1 of 3 records is invalid; nothing was sent.');
+    expect(result.stderr).toContain('1 of 3 records is invalid (1 problem); nothing was sent.');
     expect(result.stderr).toContain('line 3: not UTF-8 text: byte 0xE9 at byte offset 54 is not valid UTF-8');
     expect(result.stderr).not.toContain('\ufffd');
     expect(server.requests).toHaveLength(0);
