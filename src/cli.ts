@@ -4,32 +4,9 @@
 // module's zod options schema, and only typed, checked options reach `run`.
 import { Argument, Command, Option } from 'commander';
 import type * as z from 'zod/mini';
+import type { CommandModule, CommandTree, CompleteWith } from './command-types.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
-
-/** What every command module exports: its options schema and a run over the options it checked. */
-export interface CommandModule<Options = never> {
-  readonly options: z.ZodMiniType<Options>;
-  run(options: Options, ctx: Context, meta: CommandMeta): Promise<number>;
-}
-
-/** What a command may learn about the command line beyond its own options (completion needs the tree). */
-export interface CommandMeta {
-  tree(): CommandTree;
-}
-
-/** How a value of a flag or argument is completed in a shell. */
-export type CompleteWith = 'file' | 'profile' | readonly string[];
-
-/** The command tree as completion sees it: a narrow, plain description, no commander objects. */
-export interface CommandTree {
-  name: string;
-  aliases: string[];
-  description: string;
-  options: { flags: string[]; takesValue: boolean; complete?: CompleteWith }[];
-  args: { name: string; complete?: CompleteWith }[];
-  subcommands: CommandTree[];
-}
 
 /** What the entry point learns while a command line is parsed and run. */
 export interface ProgramHooks {

@@ -4,7 +4,7 @@
 // every shell: subcommands and flags at every depth, values of flags (choices, profile names from
 // the config), and files where a file is expected.
 import * as z from 'zod/mini';
-import type { CommandTree, CompleteWith } from '../cli.js';
+import type { CommandTree, CompleteWith } from '../command-types.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { globalOptions } from './options.js';

@@ -1,7 +1,7 @@
 // esign config get|set|unset|list: per-profile settings. The token is not one of them: it is a
 // secret, stored only by `esign login`.
 import * as z from 'zod/mini';
-import type { CommandModule } from '../cli.js';
+import type { CommandModule } from '../command-types.js';
 import { configDir } from '../config/paths.js';
 import { baseUrlWarning, maskToken, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
 import {
