@@ -318,17 +318,26 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .description('Create one envelope per record of a CSV or JSON Lines file')
     .addArgument(argument('<file>', 'A .csv or .jsonl file; - reads stdin (with --format)', 'file'))
     .addOption(option('--format <format>', 'Input format (needed for stdin)', ['jsonl', 'csv']))
-    .option('--template <id>', 'Default template id for records without one')
+    .option(
+      '--template <id|name>',
+      'Default template for records without one: an id (a ULID), or a name from .esign.json',
+    )
     .addOption(
       option('--data <file>', 'Default merge data (JSON object); repeatable', 'file').argParser(collect),
     )
     .option('--set <key=value>', 'Default merge field; repeatable', collect)
     .option('--expires-in-days <n>', 'Default days until expiry')
-    .addOption(new Option('--concurrency <n>', 'Requests in flight at once (1-64)').default(4))
+    .option(
+      '--concurrency <n>',
+      'Requests in flight at once, 1-64; else defaults.concurrency of .esign.json (default: 4)',
+    )
     .addOption(
       new Option('--max-retries <n>', 'Retries per record of a 503 or a request that never left').default(5),
     )
-    .option('--rate <n/unit>', 'Your own ceiling on the send rate, like 100/min, 5/s or 20/30s')
+    .option(
+      '--rate <n/unit>',
+      'Your own ceiling on the send rate, like 100/min, 5/s or 20/30s; else defaults.rate of .esign.json',
+    )
     .addOption(
       new Option(
         '--max-rate-wait <duration>',

@@ -8,11 +8,14 @@ import {
   toMergeData,
   validateRequest,
 } from '../envelope/request.js';
+import { NO_TEMPLATE_NAMES, resolveRecordTemplate, type TemplateNames } from '../project/templates.js';
 
 export interface BatchDefaults {
   template_id?: string | undefined;
   merge_data: Record<string, string>;
   expires_in_days?: number | undefined;
+  /** Names a record's template_id may give instead of an id (the project file's, for the profile). */
+  templates?: TemplateNames | undefined;
 }
 
 export type InputFormat = 'jsonl' | 'csv';
@@ -75,8 +78,17 @@ export function buildBatchRequest(
     else
       problems.push(`expires_in_days: ${JSON.stringify(ownExpires)} is not a positive whole number of days`);
   }
+  const ownTemplate =
+    record.template_id === undefined || record.template_id === null
+      ? record.template_id
+      : resolveRecordTemplate(
+          record.template_id,
+          defaults.templates ?? NO_TEMPLATE_NAMES,
+          NAMES[format].template_id ?? 'template_id',
+          problems,
+        );
   const body = {
-    template_id: record.template_id ?? defaults.template_id,
+    template_id: ownTemplate ?? defaults.template_id,
     merge_data: { ...defaults.merge_data, ...mergeData },
     signatory: record.signatory,
     ...(expires === undefined ? {} : { expires_in_days: expires }),

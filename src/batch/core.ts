@@ -8,15 +8,18 @@ import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { batchResultLineForLog, publishBatchReport } from '../ci/batch-summary.js';
+import { githubActionsEnabled, maskValues } from '../ci/github-actions.js';
 import type { GlobalOptions } from '../commands/options.js';
 import { connect, loadSettings } from '../commands/settings.js';
+import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
 import { redact } from '../io/redact.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
 import { IntentJournal } from './journal.js';
-import { type Rate, RateLimiter } from './limiter.js';
+import { parseRate, type Rate, RateLimiter } from './limiter.js';
 import {
   checkReadableFile,
   checkWritableFolder,
@@ -30,14 +33,15 @@ import type { PreviousResults } from './previous-results.js';
 import { startProgress } from './progress.js';
 import { type BatchReport, buildReport, summaryText } from './report.js';
 import { claimOutput, loadPrevious, realOutputPath } from './resume.js';
-import { runBatch } from './run-batch.js';
+import { type ResultSink, runBatch } from './run-batch.js';
 import { fileSink, stdoutSink } from './sinks.js';
 import { createSpool } from './spool.js';
 
 export interface BatchFlags extends GlobalOptions, DefaultFlags {
   file: string;
   format?: InputFormat | undefined;
-  concurrency: number;
+  /** Undefined when the flag was not given: the project file's `defaults.concurrency`, then 4. */
+  concurrency?: number | undefined;
   maxRetries: number;
   rate?: Rate | undefined;
   maxRateWait: number;
@@ -54,6 +58,14 @@ export interface BatchRun {
   report: BatchReport | undefined;
 }
 
+/** The flags with the project file's defaults filled in (flag > project file > default). */
+interface ResolvedFlags extends BatchFlags {
+  concurrency: number;
+}
+
+/** --concurrency when neither the flag nor the project file says. */
+export const DEFAULT_CONCURRENCY = 4;
+
 /** Unwritten envelopes listed on stderr up to this many; more go to a file whose path is printed. */
 const MAX_UNWRITTEN_ON_STDERR = 20;
 
@@ -66,7 +78,10 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   if (flags.retryUnknown && !flags.resume) throw new UsageError('--retry-unknown goes with --resume.');
   if (given) checkWritableFolder(given, flags.output as string);
   const output = given ? realOutputPath(given) : undefined;
-  const defaults = await readDefaults(flags, ctx);
+  // The settings first: the profile chooses which template names of the project file are in force.
+  const settings = loadSettings(flags, ctx);
+  const resolved = withProjectDefaults(flags, settings);
+  const defaults = await readDefaults(flags, ctx, settings);
   const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
   if (path) checkReadableFile(path, flags.file);
   if (flags.dryRun) {
@@ -76,10 +91,38 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   const release = output ? await claimOutput(output, flags) : undefined;
   try {
     const previous: PreviousResults = output && flags.resume ? await loadPrevious(output) : new Map();
-    return await sendAll(flags, ctx, format, path, output, defaults, previous);
+    return await sendAll(resolved, settings, ctx, format, path, output, defaults, previous);
   } finally {
     await release?.();
   }
+}
+
+/** --concurrency and --rate over the project file's `defaults`, over the built-in defaults. */
+function withProjectDefaults(flags: BatchFlags, settings: Settings): ResolvedFlags {
+  const project = settings.project;
+  const fromProject = project?.content.defaults;
+  let rate = flags.rate;
+  if (rate === undefined && fromProject?.rate !== undefined) {
+    rate = parseRate(fromProject.rate);
+    if (rate === undefined) {
+      throw new UsageError(
+        `${project?.path}: 'defaults.rate' must be a count above 0 per time, like 10/s or 300/min (got "${fromProject.rate}").`,
+      );
+    }
+  }
+  return {
+    ...flags,
+    concurrency: flags.concurrency ?? fromProject?.concurrency ?? DEFAULT_CONCURRENCY,
+    rate,
+  };
+}
+
+/**
+ * Result lines on stdout, in GitHub Actions: each signing URL masked (on stderr, before the line
+ * that holds it reaches stdout) and each line made inert for the runner's command parser.
+ */
+function actionsSink(inner: ResultSink, stderr: Context['stderr']): ResultSink {
+  return { ...inner, write: (text) => inner.write(batchResultLineForLog(text, stderr)) };
 }
 
 function input(ctx: Context, path: string | undefined): Readable {
@@ -143,7 +186,8 @@ export function resumeCommand(flags: BatchFlags, extra: string[] = []): string {
 }
 
 async function sendAll(
-  flags: BatchFlags,
+  flags: ResolvedFlags,
+  settings: Settings,
   ctx: Context,
   format: InputFormat,
   path: string | undefined,
@@ -176,7 +220,7 @@ async function sendAll(
       );
     }
 
-    const settings = loadSettings(flags, ctx);
+    const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
     const client = await connect(settings, flags, ctx, { connections: concurrency });
     const token = settings.token.value;
     const secrets = new Set(token ? [token] : []);
@@ -198,7 +242,11 @@ async function sendAll(
       outcome = await runBatch(
         () => spool.reader.next(),
         client,
-        results ? fileSink(results, secrets) : stdoutSink(ctx.stdout),
+        results
+          ? fileSink(results, secrets)
+          : actions
+            ? actionsSink(stdoutSink(ctx.stdout), ctx.stderr)
+            : stdoutSink(ctx.stdout),
         journal && results
           ? {
               reserve: (records) => journal.reserve(records, results.end),
@@ -256,9 +304,21 @@ async function sendAll(
       recordsSeen: outcome.recordsSeen,
     });
     ctx.stderr.write(summaryText(report, where));
+    // In GitHub Actions: the job summary and the step outputs. A runner file that cannot be
+    // written is the run's error only when nothing else went wrong; otherwise it is a note.
+    let publishError: unknown;
+    if (actions) {
+      try {
+        publishBatchReport(report, ctx.env);
+      } catch (error) {
+        publishError = error;
+        ctx.stderr.write(`warning: ${(error as Error).message}\n`);
+      }
+    }
 
     if (outputError) {
-      throw outputFailed(flags, outputError, output, outcome.unwritten, secrets);
+      const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls) : undefined;
+      throw outputFailed(flags, outputError, output, outcome.unwritten, secrets, mask);
     }
     if (outcome.stoppedBy) {
       outcome.stoppedBy.details.push(
@@ -281,6 +341,7 @@ async function sendAll(
     }
     if (report.unknown > 0) ctx.stderr.write(unknownNextStep(flags, report.unknown, Boolean(output)));
     const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
+    if (code === ExitCode.ok && publishError !== undefined) throw publishError;
     return { code, report };
   } finally {
     spool.dispose();
@@ -305,10 +366,13 @@ function outputFailed(
   output: string | undefined,
   unwritten: string[],
   secrets: ReadonlySet<string>,
+  /** In GitHub Actions: masks the signing URLs before they are listed on stderr. */
+  mask?: (urls: string[]) => void,
 ): OutputFailedError {
   const what = output ? `--output ${flags.output}` : 'standard output';
   const details: string[] = [];
   if (unwritten.length > 0) {
+    const urls: string[] = [];
     const listed = unwritten.map((text) => {
       const result = JSON.parse(text) as {
         line: number;
@@ -316,6 +380,7 @@ function outputFailed(
         envelope_id?: string;
         signing_url?: string;
       };
+      if (result.ok && result.signing_url) urls.push(result.signing_url);
       return result.ok
         ? `line ${result.line}: envelope ${result.envelope_id}, signing URL ${result.signing_url}`
         : `line ${result.line}: outcome unknown (the envelope may exist)`;
@@ -329,6 +394,7 @@ function outputFailed(
         file = undefined;
       }
     }
+    if (!file) mask?.(urls);
     details.push(
       `${unwritten.length} ${unwritten.length === 1 ? 'envelope was' : 'envelopes were'} created (or may have been) whose results may not have been written${file ? `; their result lines are in ${file}` : ':'}`,
       ...(file ? [] : listed),

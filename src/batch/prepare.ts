@@ -6,10 +6,12 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ulid } from '../api/schemas.js';
+import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { type Problems, parseExpiresInDays, parseSetFlags, readMergeDataFiles } from '../envelope/request.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
+import { resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
 import type { PreviousResults } from './previous-results.js';
 import { readCsv, readJsonl } from './readers.js';
@@ -39,14 +41,31 @@ export function formatOf(file: string, flag: InputFormat | undefined): InputForm
   );
 }
 
-export async function readDefaults(flags: DefaultFlags, ctx: Context): Promise<BatchDefaults> {
+/**
+ * The defaults every record starts from: the flags over the project file's (`defaults`), and the
+ * template names in force for the active profile, for --template and the records' template_id.
+ */
+export async function readDefaults(
+  flags: DefaultFlags,
+  ctx: Context,
+  settings: Pick<Settings, 'project' | 'profile'>,
+): Promise<BatchDefaults> {
   const problems: Problems = [];
   const fromFiles = await readMergeDataFiles(flags.data ?? [], ctx, problems);
   const fromSet = parseSetFlags(flags.set ?? [], problems);
-  const expires = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const expires =
+    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
+    settings.project?.content.defaults?.expires_in_days;
+  const templates = templateNamesFor(settings.project, settings.profile.value);
+  let templateId: string | undefined;
   if (flags.template !== undefined) {
-    const template = ulid().safeParse(flags.template);
-    if (!template.success) problems.push(`--template: ${template.error.issues[0]?.message}.`);
+    const resolved = resolveTemplate(flags.template, templates, '--template');
+    if ('problem' in resolved) problems.push(resolved.problem);
+    else {
+      const template = ulid().safeParse(resolved.id);
+      if (template.success) templateId = resolved.id.toUpperCase();
+      else problems.push(`--template: ${template.error.issues[0]?.message}.`);
+    }
   }
   if (problems.length > 0) {
     throw new UsageError(
@@ -57,9 +76,10 @@ export async function readDefaults(flags: DefaultFlags, ctx: Context): Promise<B
     );
   }
   return {
-    template_id: flags.template?.toUpperCase(),
+    template_id: templateId,
     merge_data: { ...fromFiles, ...fromSet },
     expires_in_days: expires,
+    templates,
   };
 }
 

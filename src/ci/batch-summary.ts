@@ -1,39 +1,15 @@
 // What `envelope batch` leaves on a GitHub Actions job page: a Markdown summary for
 // $GITHUB_STEP_SUMMARY and the step outputs created, failed, unknown and results_file. The batch
 // hands over a report; these return text, and publishBatchReport appends it to the runner's files.
-import type { Env } from '../context.js';
+import type { BatchReport, ReportedRecord } from '../batch/report.js';
+import type { Env, OutputStream } from '../context.js';
 import { OutputFailedError } from '../errors.js';
-import { appendRunnerFile, formatOutputs, githubFiles } from './github-actions.js';
+import { appendRunnerFile, formatOutputs, githubFiles, inertJsonLine, maskValues } from './github-actions.js';
 
-/** A record that did not end with an envelope. */
-export interface BatchProblemRecord {
-  /** The record's line in the input file. */
-  line: number;
-  /** The signatory's email, when the record had one. */
-  email?: string | undefined;
-  /** `outcome_unknown`, `rejected`, … (the results file's error.code). */
-  code: string;
-  message: string;
-}
+// The report is the batch's own (src/batch/report.ts): one type for the stderr summary and this.
+export type { BatchReport, ReportedRecord } from '../batch/report.js';
 
-/** What a finished (or interrupted) batch run reports. */
-export interface BatchReport {
-  total: number;
-  created: number;
-  failed: number;
-  unknown: number;
-  skipped: number;
-  elapsedMs: number;
-  /** 429 answers met during the run (each retried or, past the budget, failed). */
-  rateLimited: number;
-  /** The results file (--output), or undefined when the results went to stdout. */
-  resultsFile: string | undefined;
-  /** Failed and unknown records; the summary's table shows MAX_SUMMARY_ROWS, unknown ones first. */
-  problems: readonly BatchProblemRecord[];
-  interrupted?: boolean;
-}
-
-/** Rows of the failed/unknown table; the rest is counted and left to the results file. */
+/** Rows of the failed/unknown table (of the report's records); the rest is counted and left to the results file. */
 export const MAX_SUMMARY_ROWS = 25;
 /** A message longer than this is cut in the table (the results file has it whole). */
 const MAX_MESSAGE_CHARS = 200;
@@ -62,43 +38,51 @@ function formatElapsed(ms: number): string {
   return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
 }
 
+function formatWaited(ms: number): string {
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatElapsed(ms);
+}
+
 /** The job summary: counts, time, rate, 429s, and a capped table of failed and unknown records. */
 export function batchSummaryMarkdown(report: BatchReport): string {
-  const sent = report.created + report.failed + report.unknown;
-  const seconds = report.elapsedMs / 1000;
-  const rate = seconds > 0 ? sent / seconds : 0;
   const verdict = report.interrupted
     ? '⏹ interrupted'
-    : report.failed + report.unknown === 0
-      ? '✅ all created'
-      : '⚠️ some records did not end with an envelope';
+    : report.outputError !== undefined
+      ? '⚠️ the results could not all be stored'
+      : report.failed + report.unknown === 0
+        ? '✅ all created'
+        : '⚠️ some records did not end with an envelope';
+  const rate = report.rate === undefined ? '—' : `${report.rate.toFixed(1)}/s`;
   const lines = [
     `### esign envelope batch: ${verdict}`,
     '',
-    '| created | failed | unknown | skipped | records | elapsed | rate | 429 answers |',
-    '|--:|--:|--:|--:|--:|--:|--:|--:|',
-    `| ${report.created} | ${report.failed} | ${report.unknown} | ${report.skipped} | ${report.total} | ${formatElapsed(report.elapsedMs)} | ${rate.toFixed(1)}/s | ${report.rateLimited} |`,
+    '| created | failed | unknown | skipped | records | elapsed | rate | 429 answers | waited for 429s |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| ${report.created} | ${report.failed} | ${report.unknown} | ${report.skipped} | ${report.total} | ${formatElapsed(report.elapsedMs)} | ${rate} | ${report.rateLimited} | ${formatWaited(report.waitedMs)} |`,
     '',
   ];
-  if (report.problems.length > 0) {
+  const problemCount = report.records.length + report.recordsLeftOff;
+  if (problemCount > 0) {
     // Unknown ones first (each needs a check before it is sent again), then by line.
-    const isUnknown = (row: BatchProblemRecord) => (row.code === 'outcome_unknown' ? 0 : 1);
-    const rows = [...report.problems]
+    const isUnknown = (row: ReportedRecord) => (row.state === 'unknown' ? 0 : 1);
+    const rows = [...report.records]
       .sort((a, b) => isUnknown(a) - isUnknown(b) || a.line - b.line)
       .slice(0, MAX_SUMMARY_ROWS);
     lines.push(
-      `#### Failed and unknown records${report.problems.length > rows.length ? ` (first ${rows.length} of ${report.problems.length})` : ''}`,
+      `#### Failed and unknown records${problemCount > rows.length ? ` (${rows.length} of ${problemCount})` : ''}`,
       '',
       '| line | signatory email | outcome | error |',
       '|--:|---|---|---|',
       ...rows.map(
         (row) =>
-          `| ${row.line} | ${row.email ? escapeMarkdownCell(row.email) : '—'} | ${row.code === 'outcome_unknown' ? 'unknown' : 'failed'} | ${escapeMarkdownCell(cut(`${row.code}: ${row.message}`, MAX_MESSAGE_CHARS))} |`,
+          `| ${row.line} | ${row.email ? escapeMarkdownCell(row.email) : '—'} | ${row.state} | ${escapeMarkdownCell(cut(row.message, MAX_MESSAGE_CHARS))} |`,
       ),
       '',
     );
-    if (report.problems.length > rows.length) {
-      lines.push(`… and ${report.problems.length - rows.length} more in the results file.`, '');
+    if (problemCount > rows.length) {
+      lines.push(
+        `… and ${problemCount - rows.length} more${report.resultsFile ? ' in the results file' : ' in the results'}.`,
+        '',
+      );
     }
   }
   if (report.unknown > 0) {
@@ -146,4 +130,21 @@ export function publishBatchReport(report: BatchReport, env: Env): void {
   };
   append(files.stepSummary, '$GITHUB_STEP_SUMMARY', batchSummaryMarkdown(report));
   append(files.output, '$GITHUB_OUTPUT', formatOutputs(batchOutputs(report)));
+}
+
+/**
+ * A result line on its way to stdout in GitHub Actions: the mask for its signing URL written to
+ * `stderr` first (the runner reads commands from both streams, and the URL must be masked before
+ * any line that holds it), and the line made inert for the runner's command parser.
+ * `text` is one JSON line with its newline, as the batch writes it.
+ */
+export function batchResultLineForLog(text: string, stderr: OutputStream): string {
+  let url: unknown;
+  try {
+    url = (JSON.parse(text) as { signing_url?: unknown }).signing_url;
+  } catch {
+    url = undefined;
+  }
+  if (typeof url === 'string') maskValues(stderr, [url]);
+  return inertJsonLine(text);
 }

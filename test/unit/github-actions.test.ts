@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_REPORTED_RECORDS } from '../../src/batch/report.js';
 import {
   type BatchReport,
   batchOutputs,
@@ -140,30 +141,36 @@ const report = (over: Partial<BatchReport> = {}): BatchReport => ({
   unknown: 1,
   skipped: 2,
   elapsedMs: 83_400,
+  rate: 998 / 83.4,
   rateLimited: 12,
+  waitedMs: 4_250,
   resultsFile: 'results.jsonl',
-  problems: [
+  interrupted: false,
+  outputError: undefined,
+  unwritten: 0,
+  records: [
     {
       line: 42,
       email: 'grace_hopper@example.com',
-      code: 'rejected',
+      state: 'failed',
       message: 'The API said: "Template | not *found*"',
     },
-    { line: 7, email: undefined, code: 'outcome_unknown', message: 'connection reset\nafter sending' },
-    { line: 90, email: 'z@example.com', code: 'outcome_unknown', message: 'timed out' },
+    { line: 7, email: undefined, state: 'unknown', message: 'connection reset\nafter sending' },
+    { line: 90, email: 'z@example.com', state: 'unknown', message: 'timed out' },
   ],
+  recordsLeftOff: 0,
   ...over,
 });
 
 describe('the batch job summary', () => {
   it('shows counts, time, rate, 429s and the failed and unknown records by line, escaped', () => {
     const markdown = batchSummaryMarkdown(report());
-    expect(markdown).toContain('| 990 | 7 | 1 | 2 | 1000 | 1 min 23 s | 12.0/s | 12 |');
+    expect(markdown).toContain('| 990 | 7 | 1 | 2 | 1000 | 1 min 23 s | 12.0/s | 12 | 4.3 s |');
     const rows = markdown.split('\n').filter((line) => /^\| \d+ \| (?!\d)/.test(line));
     expect(rows).toEqual([
-      '| 7 | — | unknown | outcome\\_unknown: connection reset after sending |',
-      '| 90 | z@example\\.com | unknown | outcome\\_unknown: timed out |',
-      '| 42 | grace\\_hopper@example\\.com | failed | rejected: The API said: "Template \\| not \\*found\\*" |',
+      '| 7 | — | unknown | connection reset after sending |',
+      '| 90 | z@example\\.com | unknown | timed out |',
+      '| 42 | grace\\_hopper@example\\.com | failed | The API said: "Template \\| not \\*found\\*" |',
     ]);
     expect(markdown).toContain('> [!WARNING]');
     expect(batchOutputs(report())).toEqual({
@@ -175,17 +182,20 @@ describe('the batch job summary', () => {
   });
 
   it('caps the table for huge batches and counts the rest', () => {
-    const problems = Array.from({ length: 5000 }, (_, i) => ({
+    // The batch's report keeps the first MAX_REPORTED_RECORDS records and counts the rest.
+    const records = Array.from({ length: MAX_REPORTED_RECORDS }, (_, i) => ({
       line: 5000 - i,
       email: `p${i}@example.com`,
-      code: 'rejected',
+      state: 'failed' as const,
       message: 'x'.repeat(1000),
     }));
-    const markdown = batchSummaryMarkdown(report({ failed: 5000, problems }));
+    const markdown = batchSummaryMarkdown(
+      report({ failed: 5000, records, recordsLeftOff: 5000 - MAX_REPORTED_RECORDS }),
+    );
     const rows = markdown.split('\n').filter((line) => /^\| \d+ \| p/.test(line));
     expect(rows).toHaveLength(MAX_SUMMARY_ROWS);
-    expect(rows[0]?.startsWith('| 1 |')).toBe(true);
-    expect(markdown).toContain(`(first ${MAX_SUMMARY_ROWS} of 5000)`);
+    expect(rows[0]?.startsWith(`| ${5001 - MAX_REPORTED_RECORDS} |`)).toBe(true);
+    expect(markdown).toContain(`(${MAX_SUMMARY_ROWS} of 5000)`);
     expect(markdown).toContain(`… and ${5000 - MAX_SUMMARY_ROWS} more in the results file.`);
     expect(markdown.length).toBeLessThan(20_000);
   });

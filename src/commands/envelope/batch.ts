@@ -29,7 +29,8 @@ export const options = z.object({
   data: repeated(),
   set: repeated(),
   expiresInDays: z.optional(z.string()),
-  concurrency: z._default(wholeNumber(1, 64), 4),
+  // No default here: the project file's defaults.concurrency comes between the flag and 4 (core.ts).
+  concurrency: z.optional(wholeNumber(1, 64)),
   maxRetries: z._default(wholeNumber(0, 20), 5),
   rate: z.optional(parsed(parseRate, 'a count per time, like 100/min, 5/s or 20/30s')),
   maxRateWait: z._default(parsed(parseDuration, 'a duration, like 90s, 10m or 1h'), DEFAULT_MAX_RATE_WAIT_MS),
