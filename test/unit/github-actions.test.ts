@@ -7,6 +7,7 @@ import { MAX_REPORTED_RECORDS } from '../../src/batch/report.js';
 import {
   type BatchReport,
   batchOutputs,
+  batchResultLineForLog,
   batchSummaryMarkdown,
   escapeMarkdownCell,
   MAX_SUMMARY_ROWS,
@@ -224,5 +225,24 @@ describe('publishing a batch report to the runner', () => {
     expect(() => publishBatchReport(report(), { GITHUB_OUTPUT: join(dir, 'no', 'such') })).toThrow(
       /Could not write to \$GITHUB_OUTPUT/,
     );
+  });
+});
+
+describe('a batch result line on its way to stdout in GitHub Actions', () => {
+  it('writes the mask for its signing URL to stderr first and returns the line made inert', () => {
+    const written: string[] = [];
+    const stderr = { write: (text: string) => written.push(`stderr:${text}`) } as unknown as Parameters<
+      typeof batchResultLineForLog
+    >[1];
+    const url = 'https://sign.example.com/s/abc?t=1';
+    const line = `${JSON.stringify({ line: 3, ok: true, signing_url: url, note: '##[stop-commands]x' })}\n`;
+    const out = batchResultLineForLog(line, stderr);
+    expect(written).toEqual([`stderr:::add-mask::${url}\n`]);
+    expect(out).not.toContain('##[');
+    expect(JSON.parse(out)).toEqual(JSON.parse(line));
+    written.length = 0;
+    const failed = `${JSON.stringify({ line: 4, ok: false, error: { code: 'rejected', message: 'no' } })}\n`;
+    expect(batchResultLineForLog(failed, stderr)).toBe(failed);
+    expect(written).toEqual([]);
   });
 });

@@ -1,0 +1,375 @@
+// `envelope batch` with issue 11's parts, through the built binary: in GitHub Actions (the runner's
+// variables pointing at temporary files) the step outputs, the job summary, the masks before the
+// URLs; template names from .esign.json in flags and records; the project file's defaults against
+// the flags. Against the sandbox, or a scripted server where concurrency or timing must be seen.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { assertNoSecret } from '../helpers/context.js';
+import { ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
+import { ACME_OFFER, GLOBEX_SUPPLIER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
+
+let sandbox: RunningSandbox;
+let token: string;
+beforeAll(async () => {
+  sandbox = await startQuietSandbox();
+  token = tokenOf(sandbox);
+});
+afterAll(() => sandbox.close());
+
+/** A repository with .esign.json at its root; the batch runs in a nested folder of it. */
+function repository(project: Record<string, unknown>, files: Record<string, string> = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'esign-batch-ci-'));
+  writeFileSync(join(root, '.esign.json'), JSON.stringify(project, null, 2));
+  const cwd = join(root, 'hr', 'hires');
+  mkdirSync(cwd, { recursive: true });
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(cwd, name), content);
+  return { root, cwd };
+}
+
+/** The runner's files for one step; GITHUB_OUTPUT and the summary already hold an earlier step's text. */
+function runnerFiles() {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-batch-gha-'));
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
+  writeFileSync(files.GITHUB_OUTPUT, 'earlier=step\n');
+  writeFileSync(files.GITHUB_STEP_SUMMARY, '# Earlier step\n');
+  return files;
+}
+
+const env = (extra: Record<string, string> = {}) => ({
+  ESIGN_CONFIG_DIR: freshConfigDir(),
+  ESIGN_BASE_URL: sandbox.baseUrl,
+  ESIGN_TOKEN: token,
+  ...extra,
+});
+
+const record = (email: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    merge_data: { company: 'Acme Corp', role: 'Engineer' },
+    signatory: { name: 'Ada Lovelace', email },
+    ...extra,
+  });
+
+const lines = (...records: string[]) => `${records.join('\n')}\n`;
+
+/** The bodies the sandbox received since `from` (its request log, as GET /_sandbox/requests lists it). */
+const bodiesSince = (from: number) =>
+  sandbox
+    .requests()
+    .slice(from)
+    .map((request) => JSON.parse(request.body) as Record<string, unknown>);
+
+/** Runs the binary with stderr and stdout on one pipe (2>&1): the order a log reader sees. */
+function runMerged(args: string[], options: { env: Record<string, string>; cwd: string }): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" "$@" 2>&1`, 'sh', ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', () => resolvePromise(text));
+  });
+}
+
+const OFFER = { templates: { 'offer-letter': ACME_OFFER, 'supplier-nda': GLOBEX_SUPPLIER } };
+
+describe('envelope batch in GitHub Actions', () => {
+  it('results on stdout: every URL masked before the line that holds it; the outputs and the summary appended', async () => {
+    const { cwd } = repository(OFFER, {
+      'hires.jsonl': lines(record('a@example.com'), record('b@example.com'), record('c@example.com')),
+    });
+    const files = runnerFiles();
+    const runEnv = env({ GITHUB_ACTIONS: 'true', ...files });
+
+    // stdout alone: exactly the result lines, one JSON object each.
+    const result = await runBin(['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'], {
+      env: runEnv,
+      cwd,
+    });
+    assertNoSecret(result, token);
+    expect(result.code).toBe(0);
+    const results = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; ok: boolean; signing_url: string });
+    expect(results.map((r) => [r.line, r.ok]).sort()).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
+    const masks = result.stderr.split('\n').filter((line) => line.startsWith('::add-mask::'));
+    expect(masks.sort()).toEqual(results.map((r) => `::add-mask::${r.signing_url}`).sort());
+    expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toBe(
+      'earlier=step\ncreated=3\nfailed=0\nunknown=0\nresults_file=\n',
+    );
+    const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    expect(summary.startsWith('# Earlier step\n### esign envelope batch: ✅ all created\n')).toBe(true);
+    expect(summary).toMatch(/\n\| 3 \| 0 \| 0 \| 0 \| 3 \| \d+\.\d s \| [^|]+ \| 0 \| 0\.0 s \|\n/);
+    expect(summary).not.toContain('Failed and unknown records');
+
+    // On one pipe, as the runner's log shows it: each mask comes before its URL's first line.
+    const merged = (
+      await runMerged(['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'], {
+        env: env({ GITHUB_ACTIONS: 'true', ...runnerFiles() }),
+        cwd,
+      })
+    ).split('\n');
+    const urls = merged
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { signing_url: string }).signing_url);
+    expect(urls).toHaveLength(3);
+    for (const url of urls) {
+      const mask = merged.indexOf(`::add-mask::${url}`);
+      const first = merged.findIndex((line) => line.includes(url) && !line.startsWith('::add-mask::'));
+      expect(mask).toBeGreaterThanOrEqual(0);
+      expect(mask).toBeLessThan(first);
+    }
+  });
+
+  it('results in --output: results_file in the outputs; the failed record in the summary table; no URL on the log to mask', async () => {
+    const { cwd } = repository(OFFER, {
+      // Line 2 names Globex's template with Acme's token: the API refuses it.
+      'hires.jsonl': lines(
+        record('a@example.com'),
+        record('grace_hopper@example.com', { template_id: 'supplier-nda' }),
+      ),
+    });
+    const files = runnerFiles();
+    const result = await runBin(
+      ['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter', '-o', 'results.jsonl'],
+      { env: env({ GITHUB_ACTIONS: 'true', ...files }), cwd },
+    );
+    assertNoSecret(result, token);
+    expect(result.code).toBe(8); // ExitCode.batchIncomplete
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain('::add-mask::');
+    expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toBe(
+      `earlier=step\ncreated=1\nfailed=1\nunknown=0\nresults_file=${join(cwd, 'results.jsonl')}\n`,
+    );
+    const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    expect(summary).toContain('### esign envelope batch: ⚠️ some records did not end with an envelope');
+    expect(summary).toMatch(/\n\| 1 \| 1 \| 0 \| 0 \| 2 \| /);
+    expect(summary).toMatch(/\n\| 2 \| grace\\_hopper@example\\\.com \| failed \| .+ \|\n/);
+    expect(summary).toContain(`Results: \`${join(cwd, 'results.jsonl')}\``);
+  });
+
+  it('off with --ci-output none: no masks, outputs or summary', async () => {
+    const { cwd } = repository(OFFER, { 'hires.jsonl': lines(record('a@example.com')) });
+    const files = runnerFiles();
+    const result = await runBin(
+      ['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter', '--ci-output', 'none'],
+      { env: env({ GITHUB_ACTIONS: 'true', ...files }), cwd },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('::add-mask::');
+    expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toBe('earlier=step\n');
+    expect(readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')).toBe('# Earlier step\n');
+  });
+});
+
+describe('template names of .esign.json in envelope batch', () => {
+  it("resolves --template and records' template_id (JSON Lines and CSV), the profile's names over the top-level ones", async () => {
+    const { cwd } = repository(
+      {
+        // Top level points offer-letter at the wrong organisation's template; the default profile's wins.
+        templates: { 'offer-letter': GLOBEX_SUPPLIER, other: ACME_OFFER },
+        profiles: { default: { templates: { 'offer-letter': ACME_OFFER } } },
+      },
+      {
+        'hires.jsonl': lines(record('a@example.com'), record('b@example.com', { template_id: 'other' })),
+        'hires.csv':
+          'template_id,signatory_name,signatory_email,company,role\noffer-letter,Ada Lovelace,c@example.com,Acme Corp,Engineer\n',
+      },
+    );
+    const from = sandbox.requests().length;
+    const jsonl = await runBin(['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'], {
+      env: env(),
+      cwd,
+    });
+    expect(jsonl.stderr).toContain('2 created, 0 failed');
+    expect(jsonl.code).toBe(0);
+    const csv = await runBin(['envelope', 'batch', 'hires.csv'], { env: env(), cwd });
+    expect(csv.code).toBe(0);
+    expect(bodiesSince(from).map((body) => body.template_id)).toEqual([ACME_OFFER, ACME_OFFER, ACME_OFFER]);
+  });
+
+  it('an unknown name in a record: its line, "did you mean" and the names there are; exit 2, nothing sent', async () => {
+    const { root, cwd } = repository(OFFER, {
+      'hires.jsonl': lines(record('a@example.com'), record('b@example.com', { template_id: 'ofer-letter' })),
+    });
+    const from = sandbox.requests().length;
+    const result = await runBin(['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'], {
+      env: env(),
+      cwd,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `line 2: template_id: no template named 'ofer-letter'. Did you mean 'offer-letter'? Names in ${join(root, '.esign.json')}: offer-letter, supplier-nda.`,
+    );
+    expect(result.stderr).toContain('nothing was sent');
+    expect(sandbox.requests().length).toBe(from);
+  });
+
+  it('an unknown name in --template: exit 2 before anything is sent, also for --dry-run', async () => {
+    const { cwd } = repository(OFFER, { 'hires.jsonl': lines(record('a@example.com')) });
+    const from = sandbox.requests().length;
+    for (const extra of [[], ['--dry-run']]) {
+      const result = await runBin(
+        ['envelope', 'batch', 'hires.jsonl', '--template', 'offer-leter', ...extra],
+        {
+          env: env(),
+          cwd,
+        },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        "--template: no template named 'offer-leter'. Did you mean 'offer-letter'?",
+      );
+    }
+    expect(sandbox.requests().length).toBe(from);
+  });
+});
+
+describe("the project file's defaults in envelope batch (flag > project file > default)", () => {
+  it('expires_in_days: the project file over nothing, the flag over the project file, the record over both', async () => {
+    const { cwd } = repository(
+      { ...OFFER, defaults: { expires_in_days: 7 } },
+      { 'hires.jsonl': lines(record('a@example.com'), record('b@example.com', { expires_in_days: 2 })) },
+    );
+    const from = sandbox.requests().length;
+    const fromProject = await runBin(['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'], {
+      env: env(),
+      cwd,
+    });
+    expect(fromProject.code).toBe(0);
+    const fromFlag = await runBin(
+      ['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter', '--expires-in-days', '3'],
+      { env: env(), cwd },
+    );
+    expect(fromFlag.code).toBe(0);
+    const byLine = (bodies: Record<string, unknown>[]) =>
+      bodies
+        .map((body) => [(body.signatory as { email: string }).email, body.expires_in_days])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    const bodies = bodiesSince(from);
+    expect(byLine(bodies.slice(0, 2))).toEqual([
+      ['a@example.com', 7],
+      ['b@example.com', 2],
+    ]);
+    expect(byLine(bodies.slice(2))).toEqual([
+      ['a@example.com', 3],
+      ['b@example.com', 2],
+    ]);
+  });
+
+  describe('against a scripted server', () => {
+    let server: ScriptedServer;
+    afterAll(() => server?.close());
+
+    /** A fresh server that creates every envelope after `delayMs`; maxInFlight shows the concurrency. */
+    async function slowServer(delayMs: number) {
+      await server?.close();
+      server = await startScriptedServer();
+      server.fallback((_request, index) => {
+        const id = `01JD7X4ZQ8G1N6RVS0Y2M${String(index).padStart(5, '0')}`;
+        return { ...ok({ envelope_id: id, signing_url: `https://sign.example.com/s/${id}` }), delayMs };
+      });
+      return server;
+    }
+
+    const many = lines(...Array.from({ length: 12 }, (_, i) => record(`p${i}@example.com`)));
+    const scriptedEnv = () => ({
+      ESIGN_CONFIG_DIR: freshConfigDir(),
+      ESIGN_BASE_URL: server.baseUrl,
+      ESIGN_TOKEN: 'tok_x',
+    });
+
+    it('concurrency: 4 by default, the project file over that, the flag over the project file', async () => {
+      const plain = repository(OFFER, { 'hires.jsonl': many });
+      const set = repository({ ...OFFER, defaults: { concurrency: 2 } }, { 'hires.jsonl': many });
+      const cases: [string, string[], number][] = [
+        [plain.cwd, [], 4],
+        [set.cwd, [], 2],
+        [set.cwd, ['--concurrency', '3'], 3],
+      ];
+      for (const [cwd, extra, expected] of cases) {
+        await slowServer(150);
+        const result = await runBin(
+          ['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter', ...extra],
+          {
+            env: scriptedEnv(),
+            cwd,
+          },
+        );
+        expect(result.code).toBe(0);
+        expect(server.requests).toHaveLength(12);
+        expect(server.maxInFlight, `${extra.join(' ') || 'no flag'} in ${cwd}`).toBe(expected);
+      }
+    });
+
+    it('rate: the project file holds the second send (1/h); --rate overrides it', async () => {
+      const { cwd } = repository(
+        { ...OFFER, defaults: { rate: '1/h' } },
+        { 'hires.jsonl': lines(record('a@example.com'), record('b@example.com')) },
+      );
+      await slowServer(0);
+      const args = ['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'];
+      const child = spawn(process.execPath, [BIN, ...args], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...scriptedEnv() },
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      let stdout = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      let closed = false;
+      const exited = new Promise<number | null>((done) =>
+        child.on('close', (code) => {
+          closed = true;
+          done(code);
+        }),
+      );
+      // Once the first result is out (without the project's rate, both records are sent at once).
+      while (!stdout.includes('\n') && !closed) await new Promise((r) => setTimeout(r, 20));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(server.requests).toHaveLength(1);
+      expect(stderr).toContain('1 created, 0 failed');
+
+      await slowServer(0);
+      const fast = await runBin([...args, '--rate', '100/s'], { env: scriptedEnv(), cwd });
+      expect(fast.code).toBe(0);
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('a rate in the project file the limiter cannot use is a usage error naming the file', async () => {
+      const { root, cwd } = repository(
+        { ...OFFER, defaults: { rate: '0/s' } },
+        { 'hires.jsonl': lines(record('a@example.com')) },
+      );
+      await slowServer(0);
+      const result = await runBin(['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'], {
+        env: scriptedEnv(),
+        cwd,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${join(root, '.esign.json')}: 'defaults.rate' must be`);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+});
