@@ -306,12 +306,13 @@ async function sendAll(
     ctx.stderr.write(summaryText(report, where));
     // In GitHub Actions: the job summary and the step outputs. A runner file that cannot be
     // written is the run's error only when nothing else went wrong; otherwise it is a note.
-    let publishError: unknown;
     if (actions) {
       try {
         publishBatchReport(report, ctx.env);
       } catch (error) {
-        publishError = error;
+        const clean =
+          !outputError && !outcome.stoppedBy && !outcome.interrupted && report.failed + report.unknown === 0;
+        if (clean) throw error;
         ctx.stderr.write(`warning: ${(error as Error).message}\n`);
       }
     }
@@ -341,7 +342,6 @@ async function sendAll(
     }
     if (report.unknown > 0) ctx.stderr.write(unknownNextStep(flags, report.unknown, Boolean(output)));
     const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
-    if (code === ExitCode.ok && publishError !== undefined) throw publishError;
     return { code, report };
   } finally {
     spool.dispose();

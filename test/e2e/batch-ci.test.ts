@@ -162,6 +162,30 @@ describe('envelope batch in GitHub Actions', () => {
     expect(summary).toContain(`Results: \`${join(cwd, 'results.jsonl')}\``);
   });
 
+  it('a runner file that cannot be written: exit 9 when the batch succeeded, a warning beside exit 8 when it did not', async () => {
+    const { cwd } = repository(OFFER, {
+      'good.jsonl': lines(record('a@example.com')),
+      'mixed.jsonl': lines(record('a@example.com'), record('b@example.com', { template_id: 'supplier-nda' })),
+    });
+    const files = { ...runnerFiles(), GITHUB_OUTPUT: join(tmpdir(), 'esign-no-such-folder', 'output') };
+    const good = await runBin(['envelope', 'batch', 'good.jsonl', '--template', 'offer-letter'], {
+      env: env({ GITHUB_ACTIONS: 'true', ...files }),
+      cwd,
+    });
+    expect(good.code).toBe(9);
+    expect(good.stdout.trim().split('\n')).toHaveLength(1);
+    expect(good.stderr).toContain('$GITHUB_OUTPUT');
+    expect(good.stderr).toContain('Do not run it again without --resume');
+    const mixed = await runBin(['envelope', 'batch', 'mixed.jsonl', '--template', 'offer-letter'], {
+      env: env({ GITHUB_ACTIONS: 'true', ...files }),
+      cwd,
+    });
+    expect(mixed.code).toBe(8);
+    expect(mixed.stderr).toMatch(/warning: .*\$GITHUB_OUTPUT/);
+    // The summary file could be written, and was.
+    expect(readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')).toContain('| 1 | 1 | 0 | 0 | 2 |');
+  });
+
   it('off with --ci-output none: no masks, outputs or summary', async () => {
     const { cwd } = repository(OFFER, { 'hires.jsonl': lines(record('a@example.com')) });
     const files = runnerFiles();
