@@ -4,22 +4,23 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tmuxSocketPrefix } from './helpers/tmux.js';
 
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'esign-tests-'));
   process.env.TMPDIR = root; // inherited by the test workers, and by the processes they spawn with it
   return () => {
     rmSync(root, { recursive: true, force: true });
-    stopTestTmuxServers();
+    stopTestTmuxServers(tmuxSocketPrefix(root));
   };
 }
 
 /** The tmux servers test processes started (test/helpers/tmux.ts keeps one up per process). */
-function stopTestTmuxServers(): void {
+function stopTestTmuxServers(prefix: string): void {
   const folder = join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
   let sockets: string[] = [];
   try {
-    sockets = readdirSync(folder).filter((name) => name.startsWith('esign-test-'));
+    sockets = readdirSync(folder).filter((name) => name.startsWith(prefix));
   } catch {
     return;
   }

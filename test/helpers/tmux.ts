@@ -1,13 +1,23 @@
 // A real terminal for tests: a detached tmux session running one shell command, read by polling.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { basename } from 'node:path';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+/**
+ * Sockets of one test run share a prefix named after the run's own temporary folder (the global
+ * setup points TMPDIR at it), so a run's teardown stops its own servers and never another run's.
+ */
+export function tmuxSocketPrefix(runFolder: string): string {
+  return `esign-${basename(runFolder)}-`;
+}
 
 /**
  * A tmux server of this test process's own: on the shared default socket, one test closing its last
  * session can stop the server while another test (or another run on the machine) is starting one.
  */
-const SOCKET = ['-L', `esign-test-${process.pid}`];
+const SOCKET = ['-L', `${tmuxSocketPrefix(tmpdir())}${process.pid}`];
 let serverStarted = false;
 
 /**
