@@ -80,6 +80,10 @@ export function summaryText(report: BatchReport, where: string): string {
   const seconds = report.elapsedMs / 1000;
   const rate = report.rate === undefined ? '' : ` (${report.rate.toFixed(0)}/s)`;
   let text = `Batch: ${report.created} created, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} skipped of ${report.total} records in ${seconds.toFixed(1)} s${rate}; results ${where}.\n`;
+  if (report.unwritten > 0) {
+    // The counts above are of stored results; these may be created without one (or unread on stdout).
+    text += `${plural(report.unwritten, 'envelope')} created (or maybe created) may have no stored result: listed below.\n`;
+  }
   if (report.rateLimited > 0) {
     text += `The API rate-limited ${plural(report.rateLimited, 'request')} (429); the batch waited ${(report.waitedMs / 1000).toFixed(1)} s for it in all.\n`;
   }

@@ -27,6 +27,14 @@ describe('batch report and summary', () => {
     expect(summaryText(slow, 'on stdout')).toContain('in 1.5 s (2/s); results on stdout.');
   });
 
+  it('says when created envelopes may have no stored result (the counts are of stored results)', () => {
+    const report = buildReport({ ...base, elapsedMs: 200, unwritten: 4 });
+    expect(summaryText(report, 'on stdout')).toContain(
+      '4 envelopes created (or maybe created) may have no stored result: listed below.',
+    );
+    expect(summaryText(buildReport({ ...base, elapsedMs: 200 }), 'on stdout')).not.toContain('stored result');
+  });
+
   it('says how many 429s were met and how long the batch waited', () => {
     const report = buildReport({
       ...base,
