@@ -125,7 +125,7 @@ function describeIssue(error: z.core.$ZodError): string {
   const key = issue.path.map(String).join('.');
   const what =
     issue.code === 'invalid_type'
-      ? `must be ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}`
+      ? `must be ${issue.expected === 'int' || issue.expected === 'number' ? 'a whole number' : `a ${issue.expected}`}`
       : issue.code === 'too_small'
         ? `must be a whole number of at least ${issue.inclusive ? issue.minimum : Number(issue.minimum) + 1}`
         : issue.code === 'invalid_union'
