@@ -10,7 +10,7 @@
 // lines say exactly which records left. A power cut or a system crash can lose unsynced lines;
 // after a reboot only the synced reservations are trusted, so every reserved record without a
 // newer result counts as unknown. Reservations are made a few dozen records ahead, so that one
-// sync covers many of them.
+// sync covers many of them. The lines' formats are zod schemas in formats.ts.
 import { createReadStream, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
 import { createInterface } from 'node:readline';
