@@ -10,11 +10,13 @@
 // lines say exactly which records left. A power cut or a system crash can lose unsynced lines;
 // after a reboot only the synced reservations are trusted, so every reserved record without a
 // newer result counts as unknown. Reservations are made a few dozen records ahead, so that one
-// sync covers many of them.
+// sync covers many of them. The lines' formats are zod schemas in formats.ts.
 import { createReadStream, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
 import { createInterface } from 'node:readline';
+import { UsageError } from '../errors.js';
 import { DurableAppender } from './durable-file.js';
+import { formatJournalHeader, formatReservation, formatSentNote, parseJournalEntry } from './formats.js';
 import type { PreviousResults } from './previous-results.js';
 
 export interface SentRecord {
@@ -62,7 +64,7 @@ export class IntentJournal {
   /** Starts an empty journal for this run (mode 0600: it names records of the input). */
   static async create(path: string, boot = currentBoot()): Promise<IntentJournal> {
     const file = DurableAppender.open(path, { mode: 0o600, truncate: true });
-    await file.append(`${JSON.stringify({ boot })}\n`);
+    await file.append(`${formatJournalHeader({ boot })}\n`);
     return new IntentJournal(file);
   }
 
@@ -71,14 +73,14 @@ export class IntentJournal {
     if (records.length === 0) return Promise.resolve();
     let text = '';
     for (const record of records) {
-      text += `{"line":${record.line},"fingerprint":${JSON.stringify(record.fingerprint)},"offset":${offset},"reserved":true}\n`;
+      text += `${formatReservation({ line: record.line, fingerprint: record.fingerprint, offset, reserved: true })}\n`;
     }
     return this.file.append(text);
   }
 
   /** Notes, just before it leaves, that the request for `line` is being sent. Throws if it cannot. */
   sent(line: number, offset: number): void {
-    this.file.write(`{"sent":${line},"offset":${offset}}\n`);
+    this.file.write(`${formatSentNote({ sent: line, offset })}\n`);
   }
 
   close(): Promise<void> {
@@ -86,35 +88,62 @@ export class IntentJournal {
   }
 }
 
+/**
+ * Reads a journal through its schemas. A line that is not JSON was torn by a kill or a power cut:
+ * it came after the last sync, and whatever it announced was not yet relied on (a record is sent
+ * only once its reservation is synced). A JSON line that does not match is reported with its
+ * number: a resume that skipped it could send a record a second time.
+ */
 export async function readJournal(path: string): Promise<JournalContents> {
   const contents: JournalContents = { boot: null, reserved: [], sent: [] };
   const fingerprints = new Map<number, string | undefined>();
   try {
     const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+    let lineNumber = 0;
     for await (const text of lines) {
-      let entry: Record<string, unknown>;
-      try {
-        entry = JSON.parse(text);
-      } catch {
-        continue; // a torn last line: whatever it announced never happened
+      lineNumber++;
+      const parsed = parseJournalEntry(text);
+      if (!parsed.ok) {
+        if (parsed.invalidJson) continue;
+        throw badJournalLine(path, lineNumber, parsed.problem);
       }
-      const offset = typeof entry.offset === 'number' ? entry.offset : undefined;
-      const fingerprint = typeof entry.fingerprint === 'string' ? entry.fingerprint : undefined;
-      if (typeof entry.boot === 'string') contents.boot = entry.boot;
-      else if (typeof entry.sent === 'number' && offset !== undefined) {
-        contents.sent.push({ line: entry.sent, fingerprint: fingerprints.get(entry.sent), offset });
-      } else if (typeof entry.line === 'number' && offset !== undefined) {
-        fingerprints.set(entry.line, fingerprint);
-        const intent = { line: entry.line, fingerprint, offset };
-        contents.reserved.push(intent);
-        // An intent without "reserved" (the earlier format) was synced before sending: it may have left.
-        if (entry.reserved !== true) contents.sent.push(intent);
+      const { value } = parsed;
+      switch (value.kind) {
+        case 'header':
+          contents.boot = value.entry.boot;
+          break;
+        case 'sent':
+          contents.sent.push({
+            line: value.entry.sent,
+            fingerprint: fingerprints.get(value.entry.sent),
+            offset: value.entry.offset,
+          });
+          break;
+        case 'reservation':
+        case 'legacy': {
+          const { line, fingerprint, offset } = value.entry;
+          fingerprints.set(line, fingerprint);
+          const intent = { line, fingerprint, offset };
+          contents.reserved.push(intent);
+          // An intent without "reserved" (the earlier format) was synced before sending: it may have left.
+          if (value.kind === 'legacy') contents.sent.push(intent);
+          break;
+        }
       }
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   return contents;
+}
+
+function badJournalLine(path: string, lineNumber: number, problem: string): UsageError {
+  return new UsageError(
+    `${path}: line ${lineNumber} is not an entry of esign's batch journal (${problem}).`,
+    {
+      hint: 'The journal says which requests an earlier run may have sent; a resume needs it as that run left it. Restore it, or check those records in the dashboard before moving it away.',
+    },
+  );
 }
 
 /**

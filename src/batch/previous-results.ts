@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat, truncate } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
+import { OUTCOME_UNKNOWN, parseResult } from './formats.js';
 
 export type PreviousState = 'created' | 'unknown' | 'failed';
 
@@ -64,26 +65,20 @@ export async function readPreviousResults(path: string): Promise<PreviousResults
     const start = offset;
     offset += Buffer.byteLength(text) + 1;
     if (text.trim() === '') continue;
-    let entry: { line?: unknown; ok?: unknown; error?: { code?: unknown }; fingerprint?: unknown };
-    try {
-      entry = JSON.parse(text);
-    } catch {
+    const parsed = parseResult(text);
+    if (!parsed.ok) {
       throw new UsageError(
-        `--output ${path}: line ${lineNumber} is not a result line of esign (invalid JSON).`,
+        `--output ${path}: line ${lineNumber} is not a result line of esign (${parsed.problem}).`,
         {
           hint: 'Resume needs the results file of an earlier run, unchanged.',
         },
       );
     }
-    if (typeof entry?.line !== 'number' || typeof entry.ok !== 'boolean') {
-      throw new UsageError(`--output ${path}: line ${lineNumber} is not a result line of esign.`, {
-        hint: 'Resume needs the results file of an earlier run, unchanged.',
-      });
-    }
-    const fingerprint = typeof entry.fingerprint === 'string' ? entry.fingerprint : undefined;
+    const entry = parsed.value;
+    const fingerprint = entry.fingerprint;
     const state: PreviousState = entry.ok
       ? 'created'
-      : entry.error?.code === 'outcome_unknown'
+      : entry.error.code === OUTCOME_UNKNOWN
         ? 'unknown'
         : 'failed';
     record(results, entry.line, { state, fingerprint, offset: start });

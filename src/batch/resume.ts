@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
 import { acquireLock, releaseLock } from '../io/lock.js';
 import { DurableAppender } from './durable-file.js';
+import { formatResult, OUTCOME_UNKNOWN } from './formats.js';
 import { readJournal, unansweredIntents } from './journal.js';
 import { dropTornTail, type PreviousResults, readPreviousResults } from './previous-results.js';
 
@@ -37,11 +38,11 @@ export async function loadPrevious(output: string, { write = true } = {}): Promi
   const { intents, exact } = unansweredIntents(await readJournal(`${output}.pending`), previous);
   if (intents.length > 0) {
     const lines = intents.map((intent) =>
-      JSON.stringify({
+      formatResult({
         line: intent.line,
         ok: false,
         error: {
-          code: 'outcome_unknown',
+          code: OUTCOME_UNKNOWN,
           message: exact
             ? 'The run stopped after this request was sent and before its answer was stored.'
             : 'The machine restarted while this record was being sent: it may or may not have left.',

@@ -9,6 +9,7 @@ import type { ApiClient } from '../api/client.js';
 import { interpretCreateResponse } from '../api/client.js';
 import { parseRateLimit } from '../api/rate-limit-headers.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, retryDelay } from '../api/retry.js';
+import type { Envelope } from '../api/schemas.js';
 import {
   type CliError,
   NetworkError,
@@ -16,6 +17,7 @@ import {
   RateLimitedError,
   ServerError,
 } from '../errors.js';
+import { formatResult, OUTCOME_UNKNOWN, parseResult, type ResultLine } from './formats.js';
 import { type LimiterState, Pacer, RateLimiter } from './limiter.js';
 import { MAX_REPORTED_RECORDS, type ReportedRecord } from './report.js';
 import type { SpooledRecord } from './spool.js';
@@ -100,7 +102,7 @@ export interface BatchOutcome {
 }
 
 type RecordResult =
-  | { kind: 'created'; data: Record<string, unknown>; requestId: string }
+  | { kind: 'created'; data: Envelope; requestId: string }
   | { kind: 'failed' | 'unknown'; error: CliError }
   | { kind: 'abandoned' };
 
@@ -282,7 +284,7 @@ export async function runBatch(
     return syncing;
   };
   const store = (record: BatchRecord, result: Exclude<RecordResult, { kind: 'abandoned' }>) => {
-    const line =
+    const line: ResultLine =
       result.kind === 'created'
         ? {
             line: record.line,
@@ -309,7 +311,7 @@ export async function runBatch(
         });
       }
     }
-    const text = JSON.stringify(line);
+    const text = formatResult(line);
     if (storeError === undefined) {
       try {
         sink.write(`${text}\n`);
@@ -390,12 +392,8 @@ function emailOf(body: string): string | undefined {
 
 /** A result line of a created envelope, or of one that may exist. */
 function mayHaveEnvelope(text: string): boolean {
-  try {
-    const result = JSON.parse(text) as { ok?: unknown; error?: { code?: unknown } };
-    return result.ok === true || result.error?.code === 'outcome_unknown';
-  } catch {
-    return false;
-  }
+  const parsed = parseResult(text);
+  return parsed.ok && (parsed.value.ok || parsed.value.error.code === OUTCOME_UNKNOWN);
 }
 
 /** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
