@@ -18,6 +18,7 @@ import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.j
 import { redact } from '../io/redact.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
+import { parseResult } from './formats.js';
 import { IntentJournal } from './journal.js';
 import { parseRate, type Rate, RateLimiter } from './limiter.js';
 import {
@@ -374,13 +375,10 @@ function outputFailed(
   if (unwritten.length > 0) {
     const urls: string[] = [];
     const listed = unwritten.map((text) => {
-      const result = JSON.parse(text) as {
-        line: number;
-        ok: boolean;
-        envelope_id?: string;
-        signing_url?: string;
-      };
-      if (result.ok && result.signing_url) urls.push(result.signing_url);
+      const parsed = parseResult(text); // lines this run wrote through formatResult a moment ago
+      if (!parsed.ok) return text;
+      const result = parsed.value;
+      if (result.ok) urls.push(result.signing_url);
       return result.ok
         ? `line ${result.line}: envelope ${result.envelope_id}, signing URL ${result.signing_url}`
         : `line ${result.line}: outcome unknown (the envelope may exist)`;
