@@ -5,8 +5,10 @@
 //
 // - With rate-limit headers (see src/api/rate-limit-headers.ts), sends are spread so that the quota
 //   left lasts until the reset, instead of being spent in a burst that ends in 429s.
-// - Without them, it adapts: after a 429 it paces at the rate the API let through since the last
-//   429 (which is the limit, whatever the window), and probes up by a few percent a second.
+// - Without them, it adapts: after the first 429 it paces at the rate the API let through (the
+//   limit, whatever the window); after a later 429 a few percent below the pace that met it (or the
+//   throughput, when that says the pace was far too high). It probes up by 1% a second, and climbs
+//   back fast to just below the pace of the last 429 when it is below that.
 // - A 429 (or a 503 that says when) pauses every turn until the time the server gave (else a
 //   backoff that doubles per 429 in a row).
 // - `ceiling` is the user's own --rate.
@@ -66,9 +68,16 @@ export interface LimiterState {
 
 /** How far behind `resetAt` sends wait for a reset, for clocks that differ a little. */
 const RESET_MARGIN_MS = 20;
+/** How much later than the reset the same 429 may say to retry by rounding and transit alone. */
+const RETRY_AFTER_SLACK_MS = 1500;
 /** Share of the estimated rate paced at without headers, and the probe per second above it. */
 const ESTIMATE_SHARE = 0.97;
 const PROBE_PER_SECOND = 0.01;
+/** 429s closer together than this, without headers, double the decrease of the pace. */
+const QUICK_429_MS = 4000;
+const MAX_DECREASE = 0.2;
+/** How fast the pace climbs back to just below the pace of the last 429, when it is below that. */
+const FAST_PROBE_PER_SECOND = 0.2;
 const RATE_WINDOW_MS = 3000;
 
 export class RateLimiter {
@@ -89,6 +98,8 @@ export class RateLimiter {
   #resetAt: number | undefined;
   #windowMs: number | undefined;
   #policyWindow = false;
+  #longestToReset = 0;
+  #resetStep: number | undefined;
   /** Requests sent since `#remaining` was read (they may not be counted in it yet). */
   #sentSinceQuota = 0;
   #outstanding = 0;
@@ -99,6 +110,10 @@ export class RateLimiter {
   // Without headers: the rate paced at after a 429, and what it was estimated from.
   #estimate: number | undefined;
   #estimatedAt = 0;
+  #knee: number | undefined;
+  #decrease = 1 - ESTIMATE_SHARE;
+  /** How long the pause of the latest 429 was. */
+  #lastPauseMs = 0;
   #acceptedSince429 = 0;
   #last429At: number | undefined;
   readonly #startedAt: number;
@@ -182,12 +197,23 @@ export class RateLimiter {
     if (status === 429) {
       this.#rateLimited++;
       this.#in429Row++;
-      this.#learn429(now);
+      const toReset =
+        info.resetAt === undefined ? undefined : Math.max(0, info.resetAt - now) + RESET_MARGIN_MS;
+      // Retry-After in delta-seconds is rounded up to a whole second and was counted when the server
+      // got the request, not when its answer arrived: a reset the same answer gives, up to that much
+      // earlier, is the more precise of the two (a 429 at a window's edge then costs the rest of the
+      // window, not a whole second more). A Retry-After longer than that is a limit of its own.
       const given =
-        info.retryAfterMs ??
-        (info.resetAt !== undefined && info.resetAt > now ? info.resetAt - now + RESET_MARGIN_MS : undefined);
+        info.retryAfterMs !== undefined &&
+        toReset !== undefined &&
+        toReset < info.retryAfterMs &&
+        toReset > info.retryAfterMs - RETRY_AFTER_SLACK_MS
+          ? toReset
+          : (info.retryAfterMs ?? (info.resetAt !== undefined && info.resetAt > now ? toReset : undefined));
       const wait =
         given ?? Math.min(this.#backoffCapMs, this.#backoffMs * 2 ** Math.min(this.#in429Row - 1, 20));
+      this.#learn429(now, wait);
+      if (this.#pausedUntil <= now) this.#lastPauseMs = wait;
       this.#pause(now, now + wait);
       return this.pauseLeft(now);
     }
@@ -236,13 +262,21 @@ export class RateLimiter {
     }
     const quota = this.#quotaLeft(at);
     if (quota !== undefined && quota > 0 && this.#resetAt !== undefined && this.#resetAt > at) {
-      interval = Math.max(interval, (this.#resetAt - at) / quota);
+      // `quota` more after this one, spaced so that the last leaves before the reset, not at it.
+      interval = Math.max(interval, (this.#resetAt - at) / (quota + 1));
     }
-    if (this.#estimate !== undefined) {
-      const probed = this.#estimate * (1 + (PROBE_PER_SECOND * Math.max(0, at - this.#estimatedAt)) / 1000);
-      interval = Math.max(interval, 1000 / probed);
-    }
+    if (this.#estimate !== undefined) interval = Math.max(interval, 1000 / this.#probed(at));
     return interval;
+  }
+
+  /** The rate paced at without headers: the estimate, probed up since it was made. */
+  #probed(at: number): number {
+    const estimate = this.#estimate ?? 0;
+    const seconds = Math.max(0, at - this.#estimatedAt) / 1000;
+    const slow = estimate * (1 + PROBE_PER_SECOND * seconds);
+    if (this.#knee === undefined) return slow;
+    const below = this.#knee * (1 - this.#decrease);
+    return Math.max(slow, Math.min(estimate * (1 + FAST_PROBE_PER_SECOND * seconds), below));
   }
 
   #learnQuota(now: number, info: RateLimitInfo, sent: number): void {
@@ -252,9 +286,16 @@ export class RateLimiter {
       this.#policyWindow = true;
     }
     if (info.remaining === undefined || info.resetAt === undefined) return;
-    // The window's length, when no policy says it: the longest time to a reset seen.
+    // The window's length, when no policy says it: the shortest step from one reset to the next,
+    // and until two resets were seen, the longest time to a reset (short of the window by however
+    // far into its window the first answer came).
     if (!this.#policyWindow && info.resetAt > now) {
-      this.#windowMs = Math.max(this.#windowMs ?? 0, Math.min(info.resetAt - now, 3_600_000));
+      this.#longestToReset = Math.max(this.#longestToReset, Math.min(info.resetAt - now, 3_600_000));
+      const step = this.#resetAt === undefined ? 0 : info.resetAt - this.#resetAt;
+      if (step >= this.#longestToReset && step < (this.#resetStep ?? Number.POSITIVE_INFINITY)) {
+        this.#resetStep = step;
+      }
+      this.#windowMs = this.#resetStep ?? this.#longestToReset;
     }
     // A new window: the first reading, the old reset gone by, or more left than before. Otherwise
     // the same window (answers come back out of order): the fewest left and the earliest reset
@@ -266,7 +307,7 @@ export class RateLimiter {
       info.remaining > this.#remaining;
     if (fresh) {
       this.#remaining = info.remaining;
-      this.#resetAt = info.resetAt;
+      this.#resetAt = this.#nextReset(now, info.resetAt);
     } else {
       const fewer = info.remaining < (this.#remaining as number);
       this.#resetAt = Math.min(this.#resetAt as number, info.resetAt);
@@ -277,14 +318,52 @@ export class RateLimiter {
     this.#sentSinceQuota = Math.max(0, this.#sentTotal - sent);
   }
 
-  #learn429(now: number): void {
+  /**
+   * The reset of a new window: the one read, or when the window's length is known (a policy, or
+   * the step between resets), the last reset moved on by whole windows if that is earlier. A reset
+   * in whole seconds from now is late by up to a second; carried on, the earliest reading of every
+   * window counts, not only this window's.
+   */
+  #nextReset(now: number, read: number): number {
+    const last = this.#resetAt;
+    const window = this.#policyWindow ? this.#windowMs : this.#resetStep;
+    if (last === undefined || window === undefined || window <= 0) return read;
+    const carried = last + Math.max(1, Math.ceil((now - last) / window)) * window;
+    return carried > now && carried < read && read - carried < Math.min(window, 1000) ? carried : read;
+  }
+
+  #learn429(now: number, wait: number): void {
     if (this.#remaining !== undefined) return; // the headers pace it
     const since = this.#last429At ?? this.#startedAt;
     const span = now - since;
-    // The rate the API let through since the last 429, pauses included: the limit, averaged over
-    // its window whatever that window is. Only once per pause (the 429s of one burst say the same).
+    // Learnt once per pause (the 429s of one burst say the same).
     if (this.#pausedUntil <= now && span > 0 && this.#acceptedSince429 > 0) {
-      this.#estimate = Math.max(0.05, ((this.#acceptedSince429 * 1000) / span) * ESTIMATE_SHARE);
+      const throughput = (this.#acceptedSince429 * 1000) / span;
+      // While sending: without the pause the last 429 cost (a Retry-After rounded up to a second
+      // can take most of the next window).
+      const active = (this.#acceptedSince429 * 1000) / Math.max(span - this.#lastPauseMs, span / 10);
+      // Paced when the 429 came: the rate paced at was just over the limit, and the throughput
+      // since the last 429 is short of it by the pause that 429 cost. A decrease by a few percent
+      // from the pace, then, unless the throughput says the limit fell far below the pace.
+      const paced = this.#estimate === undefined ? undefined : this.#probed(now);
+      const consistent = paced !== undefined && active >= paced / 2;
+      if (paced === undefined) {
+        // The first 429, after an unpaced burst: what got through, spread over the burst and the
+        // pause to come, is at most the limit; over the pause alone (the rest of the window, when
+        // the server says when it ends), about the limit. Pace at the first, climb to the second.
+        const count = this.#acceptedSince429 * 1000;
+        this.#estimate = Math.max(0.05, (count / (span + wait)) * ESTIMATE_SHARE);
+        this.#knee = count / Math.max(span, wait);
+      } else {
+        // The decrease doubles while 429s keep coming within a few seconds of each other.
+        this.#decrease =
+          span < QUICK_429_MS ? Math.min(MAX_DECREASE, this.#decrease * 2) : 1 - ESTIMATE_SHARE;
+        const base = consistent ? paced : throughput;
+        this.#estimate = Math.max(0.05, base * (1 - this.#decrease));
+        // Where the limit lies at most: the pace that met the 429 (or halfway to it, when the
+        // throughput says the pace was far too high). Probing climbs back fast to just below it.
+        this.#knee = consistent ? paced : (paced + active) / 2;
+      }
       this.#estimatedAt = now;
       this.#acceptedSince429 = 0;
       this.#last429At = now;

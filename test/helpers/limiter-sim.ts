@@ -14,6 +14,9 @@ export function simulate(options: {
   records: number;
   concurrency: number;
   latencyMs: number;
+  /** When after the send the server counts the request (default: half the latency). The sandbox
+   * waits out its --latency first, then counts and answers at once: the whole latency. */
+  countedAfterMs?: number;
   start?: number;
   ceiling?: { count: number; perMs: number };
 }) {
@@ -93,7 +96,7 @@ export function simulate(options: {
       }
       const seq = limiter.sent(now);
       pending++;
-      const answer = serve(now + options.latencyMs / 2);
+      const answer = serve(now + (options.countedAfterMs ?? options.latencyMs / 2));
       push({ at: now + options.latencyMs, kind: 'answer', seq, ...answer });
     } else {
       pending--;

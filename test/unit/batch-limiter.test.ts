@@ -11,15 +11,114 @@ describe('rate limiter (virtual clock)', () => {
         expect(run.created).toBe(600);
         expect(run.rejected).toBeLessThanOrEqual(run.windowsTouched);
         expect(run.worstWindow).toBeLessThanOrEqual(3);
-        // Known short of the target at 64 with X-RateLimit (about 71%): a 429 at a window's edge
-        // costs a whole Retry-After second. Measured and reported; not hidden.
-        if (concurrency > 1)
-          expect(run.share).toBeGreaterThanOrEqual(
-            style === 'x-ratelimit' && concurrency === 64 ? 0.65 : 0.9,
-          );
+        if (concurrency > 1) expect(run.share).toBeGreaterThanOrEqual(0.93);
       });
     }
   }
+
+  it('x-ratelimit, concurrency 64, whatever the phase of the windows: at least 95% of the limit, at most one 429 a window', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999 }), (offset) => {
+        const run = simulate({
+          limit: 50,
+          windowMs: 1000,
+          style: 'x-ratelimit',
+          records: 1000,
+          concurrency: 64,
+          latencyMs: 50,
+          start: 1_700_000_000_000 + offset,
+        });
+        expect(run.created).toBe(1000);
+        expect(run.rejected).toBeLessThanOrEqual(run.windowsTouched);
+        expect(run.share).toBeGreaterThanOrEqual(0.95);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  // The phase matters without headers: a first burst that straddles two windows is let through
+  // twice over and overestimates the limit (a scan of phases in 13 ms steps found 79% at worst at
+  // concurrency 16, 85% at 64; before, 58% to 73%).
+  it('no headers, whatever the phase of the windows: at least 75% of the limit, at most three 429s a window', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 999 }),
+        fc.constantFrom(16, 64),
+        fc.constantFrom(1000, 5000),
+        (offset, concurrency, windowMs) => {
+          const run = simulate({
+            limit: 50,
+            windowMs,
+            style: 'none',
+            records: 1000,
+            concurrency,
+            latencyMs: 50,
+            start: 1_700_000_000_000 + offset,
+          });
+          expect(run.created).toBe(1000);
+          expect(run.rejected).toBeLessThanOrEqual(3 * run.windowsTouched);
+          expect(run.share).toBeGreaterThanOrEqual(0.75);
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  it("a 429 at a window's edge waits for the reset the answer gives, not the whole second Retry-After rounds up to", () => {
+    const limiter = new RateLimiter(0);
+    limiter.reserve(0);
+    limiter.sent(0);
+    // Sent just before the reset at 10 000, answered just after it: "retry after 1 s" was counted
+    // from the server's side of the reset.
+    const pause = limiter.answered(10_010, 429, {
+      retryAfterMs: 1000,
+      resetAt: 10_000,
+      limit: 50,
+      remaining: 0,
+    });
+    expect(pause).toBeLessThan(100);
+    // Answered before the reset: until the reset, not a second from now.
+    const early = new RateLimiter(0);
+    early.reserve(0);
+    early.sent(0);
+    const wait = early.answered(9_700, 429, { retryAfterMs: 1000, resetAt: 10_000, limit: 50, remaining: 0 });
+    expect(wait).toBeGreaterThanOrEqual(300);
+    expect(wait).toBeLessThan(400);
+  });
+
+  it('a Retry-After well past the reset (a limit of its own) is waited for in full', () => {
+    const limiter = new RateLimiter(0);
+    limiter.reserve(0);
+    limiter.sent(0);
+    expect(limiter.answered(9_000, 429, { retryAfterMs: 60_000, resetAt: 10_000 })).toBe(60_000);
+  });
+
+  it('without a policy, the window is the step from one reset to the next, and sends are spaced by it', () => {
+    const limiter = new RateLimiter(0);
+    limiter.reserve(0);
+    limiter.sent(0);
+    // First answer 300 ms into a 1 s window: the time to the reset alone says 700 ms.
+    limiter.answered(300, 200, { limit: 10, remaining: 9, resetAt: 1000 });
+    limiter.reserve(1000);
+    limiter.sent(1000);
+    limiter.answered(1010, 200, { limit: 10, remaining: 9, resetAt: 2000 });
+    const first = limiter.reserve(1100);
+    const second = limiter.reserve(1100);
+    expect(second - first).toBeGreaterThanOrEqual(100);
+  });
+
+  it('a reset in whole seconds from now is carried on by the policy window when that is earlier', () => {
+    const limiter = new RateLimiter(0);
+    limiter.reserve(0);
+    limiter.sent(0);
+    // Early in the first window the reading is nearly exact (1 s from 20 ms: 1020).
+    limiter.answered(20, 200, { limit: 50, remaining: 49, resetAt: 1020, windowMs: 1000 });
+    // In the next window an answer 300 ms in says "1 s" again: 2300, late by 280 ms.
+    limiter.reserve(1030);
+    limiter.sent(1030);
+    limiter.answered(1300, 200, { limit: 50, remaining: 49, resetAt: 2300, windowMs: 1000 });
+    expect(limiter.state(1300).resetAt).toBe(2020);
+  });
 
   for (const concurrency of [1, 16, 64]) {
     it(`no headers, concurrency ${concurrency}: learns the limit from 429s and keeps them rare`, () => {
@@ -34,7 +133,7 @@ describe('rate limiter (virtual clock)', () => {
       expect(run.created).toBe(1000);
       if (concurrency > 1) {
         expect(run.rejected / run.windowsTouched).toBeLessThanOrEqual(3);
-        expect(run.share).toBeGreaterThanOrEqual(0.8);
+        expect(run.share).toBeGreaterThanOrEqual(0.85);
       }
     });
   }
@@ -50,7 +149,7 @@ describe('rate limiter (virtual clock)', () => {
         latencyMs: 50,
       });
       expect(run.created).toBe(500);
-      expect(run.share).toBeGreaterThanOrEqual(0.8);
+      expect(run.share).toBeGreaterThanOrEqual(0.9);
     }
   });
 
