@@ -197,8 +197,13 @@ export class RateLimiter {
     if (status === 429) {
       this.#rateLimited++;
       this.#in429Row++;
-      const toReset =
-        info.resetAt === undefined ? undefined : Math.max(0, info.resetAt - now) + RESET_MARGIN_MS;
+      // The reset as best known: the answer's, or the window's as learnt from every answer (a
+      // reset in whole seconds from now is late by up to a second; see #nextReset).
+      const resetAt =
+        this.#resetAt !== undefined && this.#resetAt > now && this.#remaining !== undefined
+          ? Math.min(this.#resetAt, info.resetAt ?? Number.POSITIVE_INFINITY)
+          : info.resetAt;
+      const toReset = resetAt === undefined ? undefined : Math.max(0, resetAt - now) + RESET_MARGIN_MS;
       // Retry-After in delta-seconds is rounded up to a whole second and was counted when the server
       // got the request, not when its answer arrived: a reset the same answer gives, up to that much
       // earlier, is the more precise of the two (a 429 at a window's edge then costs the rest of the
@@ -209,7 +214,7 @@ export class RateLimiter {
         toReset < info.retryAfterMs &&
         toReset > info.retryAfterMs - RETRY_AFTER_SLACK_MS
           ? toReset
-          : (info.retryAfterMs ?? (info.resetAt !== undefined && info.resetAt > now ? toReset : undefined));
+          : (info.retryAfterMs ?? (resetAt !== undefined && resetAt > now ? toReset : undefined));
       const wait =
         given ?? Math.min(this.#backoffCapMs, this.#backoffMs * 2 ** Math.min(this.#in429Row - 1, 20));
       this.#learn429(now, wait);

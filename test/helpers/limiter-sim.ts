@@ -18,6 +18,8 @@ export function simulate(options: {
    * waits out its --latency first, then counts and answers at once: the whole latency. */
   countedAfterMs?: number;
   start?: number;
+  /** Timers that fire late, as on a loaded machine: each wait ends up to this much late (seeded). */
+  lateMs?: number;
   ceiling?: { count: number; perMs: number };
 }) {
   const start = options.start ?? 1_700_000_000_000;
@@ -64,6 +66,12 @@ export function simulate(options: {
     arrivals.push({ at, status: allowed ? 200 : 429 });
     return { status: allowed ? 200 : 429, headers };
   };
+  let seed = 12345;
+  const late = () => {
+    if (!options.lateMs) return 0;
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return (seed / 2147483648) * options.lateMs;
+  };
   /** Workers whose turn waits for the next answer (slow start). */
   let parked = 0;
   let now = start;
@@ -90,7 +98,7 @@ export function simulate(options: {
           continue;
         }
         if (at > now) {
-          push({ at, kind: 'turn', reserved: true });
+          push({ at: at + late(), kind: 'turn', reserved: true });
           continue;
         }
       }
