@@ -13,8 +13,8 @@
 // sync covers many of them. The lines' formats are zod schemas in formats.ts.
 import { createReadStream, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
-import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
+import { readLines } from '../io/lines.js';
 import { DurableAppender } from './durable-file.js';
 import { formatJournalHeader, formatReservation, formatSentNote, parseJournalEntry } from './formats.js';
 import type { PreviousResults } from './previous-results.js';
@@ -98,7 +98,7 @@ export async function readJournal(path: string): Promise<JournalContents> {
   const contents: JournalContents = { boot: null, reserved: [], sent: [] };
   const fingerprints = new Map<number, string | undefined>();
   try {
-    const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+    const lines = readLines(createReadStream(path));
     let lineNumber = 0;
     for await (const text of lines) {
       lineNumber++;

@@ -1,8 +1,8 @@
 // What an earlier run left in --output (and in its pending journal), for --resume.
 import { createReadStream } from 'node:fs';
 import { open, stat, truncate } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
+import { readLines } from '../io/lines.js';
 import { OUTCOME_UNKNOWN, parseResult } from './formats.js';
 
 export type PreviousState = 'created' | 'unknown' | 'failed';
@@ -57,7 +57,7 @@ export async function dropTornTail(path: string): Promise<void> {
 
 export async function readPreviousResults(path: string): Promise<PreviousResults> {
   const results: PreviousResults = new Map();
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readLines(createReadStream(path));
   let lineNumber = 0;
   let offset = 0;
   for await (const text of lines) {

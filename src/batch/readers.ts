@@ -1,11 +1,11 @@
 // Streaming readers for batch input. Each yields one item per record with the line number where the
 // record starts, holding either the raw record or what is wrong with it. Nothing is kept in memory.
-import { createInterface } from 'node:readline';
 import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import { setMergeField } from '../envelope/request.js';
 import { CheckedLines, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
 import { parseJsonText } from '../io/json.js';
+import { readLines } from '../io/lines.js';
 
 export type RawItem = { line: number; record: unknown } | { line: number; problem: string };
 
@@ -16,7 +16,7 @@ export type RawItem = { line: number; record: unknown } | { line: number; proble
 export async function* readJsonl(input: Readable): AsyncGenerator<RawItem> {
   const checked = input.pipe(new CheckedLines());
   input.once('error', (error) => checked.destroy(error)); // a read error ends the loop below with it
-  const lines = createInterface({ input: checked, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readLines(checked);
   let line = 0;
   for await (const raw of lines) {
     line++;
