@@ -18,40 +18,38 @@ export const globalOptions = {
 export const GlobalOptions = z.object(globalOptions);
 export type GlobalOptions = z.infer<typeof GlobalOptions>;
 
-/** A whole number from `min` to `max`, given as text on the command line (or as a number default). */
-export function wholeNumber(min: number, max: number, what = `a whole number from ${min} to ${max}`) {
+/**
+ * A flag's text turned into a value by `parse` (undefined: not valid), or an issue saying what was
+ * expected ("must be <expected>"). A number is taken as its text (commander's numeric defaults).
+ */
+export function fromText<T>(parse: (text: string) => T | undefined, expected: string) {
   return z.pipe(
     z.union([z.string(), z.number()]),
     z.transform((raw, ctx) => {
-      const text = String(raw).trim();
-      const value = Number(text);
-      if (!/^\d+$/.test(text) || value < min || value > max) {
-        ctx.issues.push({
-          code: 'custom',
-          message: `must be ${what}`,
-          input: raw,
-        });
-        return z.NEVER;
-      }
-      return value;
+      const value = parse(String(raw));
+      if (value !== undefined) return value;
+      ctx.issues.push({ code: 'custom', message: `must be ${expected}`, input: raw });
+      return z.NEVER;
     }),
   );
 }
 
+/** A whole number from `min` to `max`, given as text on the command line (or as a number default). */
+export function wholeNumber(min: number, max: number, what = `a whole number from ${min} to ${max}`) {
+  return fromText((raw) => {
+    const text = raw.trim();
+    const value = Number(text);
+    return /^\d+$/.test(text) && value >= min && value <= max ? value : undefined;
+  }, what);
+}
+
 /** A share from 0 to 1, like 0.1. */
 export function share() {
-  return z.pipe(
-    z.union([z.string(), z.number()]),
-    z.transform((raw, ctx) => {
-      const text = String(raw).trim();
-      const value = Number(text);
-      if (!/^(\d+(\.\d*)?|\.\d+)$/.test(text) || value > 1) {
-        ctx.issues.push({ code: 'custom', message: 'must be a number from 0 to 1, like 0.1', input: raw });
-        return z.NEVER;
-      }
-      return value;
-    }),
-  );
+  return fromText((raw) => {
+    const text = raw.trim();
+    const value = Number(text);
+    return /^(\d+(\.\d*)?|\.\d+)$/.test(text) && value <= 1 ? value : undefined;
+  }, 'a number from 0 to 1, like 0.1');
 }
 
 /** A repeatable flag: commander collects it into a list; absent is an empty list. */

@@ -6,20 +6,7 @@ import { runBatchCore } from '../../batch/core.js';
 import { parseDuration, parseRate } from '../../batch/limiter.js';
 import { DEFAULT_MAX_RATE_WAIT_MS } from '../../batch/run-batch.js';
 import type { Context } from '../../context.js';
-import { globalOptions, repeated, wholeNumber } from '../options.js';
-
-/** Text turned into a value by `parse`, or a usage error that says what was expected. */
-function parsed<T>(parse: (text: string) => T | undefined, expected: string) {
-  return z.pipe(
-    z.string(),
-    z.transform((text, ctx) => {
-      const value = parse(text);
-      if (value !== undefined) return value;
-      ctx.issues.push({ code: 'custom', message: `must be ${expected}`, input: text });
-      return z.NEVER;
-    }),
-  );
-}
+import { fromText, globalOptions, repeated, wholeNumber } from '../options.js';
 
 export const options = z.object({
   ...globalOptions,
@@ -32,8 +19,11 @@ export const options = z.object({
   // No default here: the project file's defaults.concurrency comes between the flag and 4 (core.ts).
   concurrency: z.optional(wholeNumber(1, 64)),
   maxRetries: z._default(wholeNumber(0, 20), 5),
-  rate: z.optional(parsed(parseRate, 'a count per time, like 100/min, 5/s or 20/30s')),
-  maxRateWait: z._default(parsed(parseDuration, 'a duration, like 90s, 10m or 1h'), DEFAULT_MAX_RATE_WAIT_MS),
+  rate: z.optional(fromText(parseRate, 'a count per time, like 100/min, 5/s or 20/30s')),
+  maxRateWait: z._default(
+    fromText(parseDuration, 'a duration, like 90s, 10m or 1h'),
+    DEFAULT_MAX_RATE_WAIT_MS,
+  ),
   output: z.optional(z.string()),
   resume: z.optional(z.boolean()),
   retryUnknown: z.optional(z.boolean()),
