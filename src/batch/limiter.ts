@@ -1,7 +1,9 @@
 // One rate limiter for the whole batch: every worker asks it for its turn before a request leaves
-// and tells it every answer. It is pure (no timers, no clock of its own): `reserve()` says when the
+// and tells it every answer. It is pure (no timers, no clock of its own): `nextAt()` says when the
 // next request may leave, `answered()` learns from what the API said. `Pacer` (below) is the thin
-// asynchronous part that waits for the turns.
+// asynchronous part: one queue of waiting workers and one timer, so that each send is decided when
+// it is due, from everything learnt until then (turns booked ahead would be spaced by what was
+// known when they were booked, and a new window's quota would be read too late to use).
 //
 // - With rate-limit headers (see src/api/rate-limit-headers.ts), sends are spread so that the quota
 //   left lasts until the reset, instead of being spent in a burst that ends in 429s.
@@ -79,13 +81,20 @@ const MAX_DECREASE = 0.2;
 /** How fast the pace climbs back to just below the pace of the last 429, when it is below that. */
 const FAST_PROBE_PER_SECOND = 0.2;
 const RATE_WINDOW_MS = 3000;
+/** The last round of the start (--concurrency's most): after it, the requests in flight are not held back. */
+const MAX_ROUND = 64;
+/** How many send times are kept (far more than can be in flight). */
+const SEND_TIMES = 8192;
+/** How late a send may be and the next still be spaced from when it was due. */
+const LATE_TOLERANCE_MS = 10;
 
 export class RateLimiter {
   readonly #ceilingInterval: number;
   readonly #backoffMs: number;
   readonly #backoffCapMs: number;
-  /** The earliest time the next reservation may have. */
-  #nextAt = Number.NEGATIVE_INFINITY;
+  /** When the latest request left, and when it was due (see `sent`). */
+  #lastSentAt: number | undefined;
+  #lastDueAt: number | undefined;
   #pausedUntil = Number.NEGATIVE_INFINITY;
   #pauseStart = Number.NEGATIVE_INFINITY;
   #waitedMs = 0;
@@ -100,12 +109,31 @@ export class RateLimiter {
   #policyWindow = false;
   #longestToReset = 0;
   #resetStep: number | undefined;
+  /**
+   * When the window read last ends in terms of our sends, once learnt: a request sent after it
+   * counts in the next window. The API counts a request when it gets it, a little (or, if it counts
+   * after its work, a whole round trip) after it left, and a reset in whole seconds from now is
+   * late by up to a second: the reset alone would end each window early by that much, or late.
+   * Learnt from which requests each window's answers counted, and kept while they agree with it.
+   */
+  #windowEndsAt: number | undefined;
+  /** The latest send counted in the window read last (for #windowEndsAt). */
+  #latestSendInWindow = Number.NEGATIVE_INFINITY;
+  /** When each of the latest requests left, by the number `sent()` gave it. */
+  readonly #sendTimes = new Float64Array(SEND_TIMES);
   /** Requests sent since `#remaining` was read (they may not be counted in it yet). */
   #sentSinceQuota = 0;
-  #outstanding = 0;
   #inFlight = 0;
   #sentTotal = 0;
-  #answeredAny = false;
+  /**
+   * Until the API tells its quota or answers a 429, requests go in rounds, each once the one before
+   * is all answered (as TCP's slow start): the first alone (so that the API can say its limit
+   * before a burst), then twice as many each round up to 16, then half as many again up to 64. An
+   * API that never tells its limit then meets part of a round too many in its first window, not
+   * every worker at once and again as each comes back (growing by half from 16 on keeps that part
+   * small when the rounds before fill most of a window).
+   */
+  #round: { size: number; sent: number; answered: number } | undefined = { size: 1, sent: 0, answered: 0 };
 
   // Without headers: the rate paced at after a 429, and what it was estimated from.
   #estimate: number | undefined;
@@ -147,33 +175,60 @@ export class RateLimiter {
   }
 
   /**
-   * Reserves the next turn: the time at which one more request may leave. Each reservation is
-   * either used (`sent`) or given back (`cancel`).
+   * When the next request may leave, as far as is known at `now` (never before `now`); infinity
+   * while it waits for an answer (see #round; and a new window's quota may all be in flight).
    */
-  reserve(now: number): number {
-    this.#outstanding++;
-    // Slow start: the first request goes alone, so that the API can say its limit before a burst.
-    if (!this.#answeredAny && this.#sentTotal + this.#outstanding > 1) return Number.POSITIVE_INFINITY;
-    let at = Math.max(now, this.#nextAt, this.#pausedUntil);
-    const quota = this.#quotaLeft(at);
-    if (quota !== undefined && quota <= 0 && this.#resetAt !== undefined) {
-      at = Math.max(at, this.#resetAt + RESET_MARGIN_MS);
+  nextAt(now: number): number {
+    return Math.max(now, this.#due(now));
+  }
+
+  /**
+   * When the next request is due (it may have gone by): the spacing counts from when the latest
+   * one was due, so that timers that fire late (by a millisecond, on any machine) do not slow every
+   * send down by that much. The user's ceiling counts from when it actually left.
+   */
+  #due(now: number): number {
+    if (this.#round && this.#round.sent >= this.#round.size) return Number.POSITIVE_INFINITY;
+    let due = this.#pausedUntil;
+    if (this.#lastSentAt !== undefined) due = Math.max(due, this.#lastSentAt + this.#ceilingInterval);
+    const last = this.#lastDueAt;
+    const end = this.#windowEnd();
+    if (this.#remaining !== undefined && end !== undefined && Math.max(now, due) < end.at) {
+      // Within the window the headers told of: what is left of its quota, spread so that the last
+      // request leaves before the window ends, not at it.
+      const left = this.#remaining - this.#sentSinceQuota;
+      if (left <= 0) due = end.at + end.margin;
+      else if (last !== undefined) {
+        due = Math.max(due, last + this.#spacing(last, false), last + (end.at - last) / (left + 1));
+      }
+    } else if (last !== undefined) {
+      due = Math.max(due, last + this.#spacing(last, true));
     }
-    this.#nextAt = at + this.#interval(at);
-    return at;
+    if (
+      this.#remaining !== undefined &&
+      end !== undefined &&
+      this.#limit !== undefined &&
+      Math.max(now, due) >= end.at &&
+      this.#limit - this.#inFlight <= 0
+    ) {
+      // A window not read yet: its quota is the limit, less the requests whose answers are awaited
+      // (they may count in it). When they are as many, the next answer tells more.
+      return Number.POSITIVE_INFINITY;
+    }
+    return due;
   }
 
-  /** A reservation that will not be used (a pause began while waiting for it). */
-  cancel(): void {
-    this.#outstanding = Math.max(0, this.#outstanding - 1);
-  }
-
-  /** A reservation is used: the request leaves now. Returns its number, for `answered`. */
+  /** A request leaves now. Returns its number, for `answered`. */
   sent(now: number): number {
-    this.#outstanding = Math.max(0, this.#outstanding - 1);
+    // Late by up to LATE_TOLERANCE_MS: the next is spaced from when this one was due. Later than that
+    // (the process was held up), from a little before now: no burst to catch up.
+    this.#lastDueAt = Math.max(Math.min(now, this.#due(now)), now - LATE_TOLERANCE_MS);
+    this.#lastSentAt = now;
     this.#inFlight++;
     this.#sentSinceQuota++;
     this.#sentTotal++;
+    if (this.#round) this.#round.sent++;
+    this.#sendTimes[this.#sentTotal % SEND_TIMES] = now;
     this.#recentSends.push(now);
     if (this.#recentSends.length > 4096) this.#recentSends.splice(0, 2048);
     return this.#sentTotal;
@@ -182,7 +237,7 @@ export class RateLimiter {
   /** A request that never got an answer (network error). */
   lost(): void {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
-    this.#answeredAny = true;
+    this.#roundAnswered(false);
   }
 
   /**
@@ -192,8 +247,8 @@ export class RateLimiter {
    */
   answered(now: number, status: number, info: RateLimitInfo, sent = this.#sentTotal): number | undefined {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
-    this.#answeredAny = true;
     this.#learnQuota(now, info, sent);
+    this.#roundAnswered(status === 429 || this.#remaining !== undefined);
     if (status === 429) {
       this.#rateLimited++;
       this.#in429Row++;
@@ -250,28 +305,17 @@ export class RateLimiter {
     };
   }
 
-  /** The quota left at `at`, counting requests sent or about to be since the headers said it. */
-  #quotaLeft(at: number): number | undefined {
-    if (this.#remaining === undefined) return undefined;
-    if (this.#resetAt !== undefined && at >= this.#resetAt) {
-      return this.#limit === undefined ? undefined : this.#limit - this.#outstanding - this.#inFlight;
+  /**
+   * The spacing after a send due at `at`: the estimate's (without headers) and, `unread` (a window
+   * whose quota is not known yet), the limit spread over the window.
+   */
+  #spacing(at: number, unread: boolean): number {
+    let spacing = 0;
+    if (unread && this.#limit !== undefined && this.#windowMs !== undefined && this.#windowMs > 0) {
+      spacing = Math.max(spacing, this.#windowMs / this.#limit);
     }
-    return this.#remaining - this.#sentSinceQuota - this.#outstanding;
-  }
-
-  /** The spacing after a send at `at`: the largest of the ceiling, the quota's and the estimate's. */
-  #interval(at: number): number {
-    let interval = this.#ceilingInterval;
-    if (this.#limit !== undefined && this.#windowMs !== undefined && this.#windowMs > 0) {
-      interval = Math.max(interval, this.#windowMs / this.#limit);
-    }
-    const quota = this.#quotaLeft(at);
-    if (quota !== undefined && quota > 0 && this.#resetAt !== undefined && this.#resetAt > at) {
-      // `quota` more after this one, spaced so that the last leaves before the reset, not at it.
-      interval = Math.max(interval, (this.#resetAt - at) / (quota + 1));
-    }
-    if (this.#estimate !== undefined) interval = Math.max(interval, 1000 / this.#probed(at));
-    return interval;
+    if (this.#estimate !== undefined) spacing = Math.max(spacing, 1000 / this.#probed(at));
+    return spacing;
   }
 
   /** The rate paced at without headers: the estimate, probed up since it was made. */
@@ -311,9 +355,14 @@ export class RateLimiter {
       now >= this.#resetAt ||
       info.remaining > this.#remaining;
     if (fresh) {
+      this.#learnWindowEnd(info.remaining, sent);
       this.#remaining = info.remaining;
       this.#resetAt = this.#nextReset(now, info.resetAt);
     } else {
+      this.#latestSendInWindow = Math.max(
+        this.#latestSendInWindow,
+        this.#sendTime(sent) ?? Number.NEGATIVE_INFINITY,
+      );
       const fewer = info.remaining < (this.#remaining as number);
       this.#resetAt = Math.min(this.#resetAt as number, info.resetAt);
       if (!fewer) return;
@@ -321,6 +370,81 @@ export class RateLimiter {
     }
     // Requests sent after this one may not be counted in it yet.
     this.#sentSinceQuota = Math.max(0, this.#sentTotal - sent);
+  }
+
+  /** An answer in the rounds of the start: `over` when they end (a quota told, or a 429). */
+  #roundAnswered(over: boolean): void {
+    const round = this.#round;
+    if (!round) return;
+    round.answered++;
+    if (over) this.#round = undefined;
+    else if (round.answered >= round.sent && round.sent >= round.size) {
+      const size = Math.min(MAX_ROUND, round.size < 16 ? round.size * 2 : Math.round(round.size * 1.5));
+      this.#round = round.size >= MAX_ROUND ? undefined : { size, sent: 0, answered: 0 };
+    }
+  }
+
+  /** When request number `sent` left, if it is among the latest. */
+  #sendTime(sent: number): number | undefined {
+    return sent > 0 && sent > this.#sentTotal - SEND_TIMES ? this.#sendTimes[sent % SEND_TIMES] : undefined;
+  }
+
+  /**
+   * A fresh reading (the answer to request number `sent`): when it is the next window's (more left
+   * than the requests in flight can explain), the requests counted in the window before were sent
+   * up to `#latestSendInWindow`, and this one, counted in the next, was sent at `s`: the window
+   * ended in between. The end learnt is kept while it lies there; else it moves to the later of the
+   * two (a request sent after it was counted before it, or one sent before it after it). The next
+   * window ends a window's length later (once the length is known: a policy, or the step between
+   * resets).
+   */
+  #learnWindowEnd(remaining: number, sent: number): void {
+    const s = this.#sendTime(sent);
+    const window = this.#knownWindow();
+    const previous = this.#remaining;
+    const latest = this.#latestSendInWindow;
+    const next = previous !== undefined && remaining > previous + this.#inFlight + 1;
+    if (!next) {
+      // The first reading, or one that may be either window's: it counts as this window's.
+      this.#latestSendInWindow = Math.max(latest, s ?? Number.NEGATIVE_INFINITY);
+      return;
+    }
+    this.#latestSendInWindow = s ?? Number.NEGATIVE_INFINITY;
+    if (s === undefined || window === undefined || !Number.isFinite(latest)) return;
+    let predicted = this.#windowEndsAt;
+    // Windows that went by unread (a pause): the end learnt, moved on to the last before `s`.
+    if (predicted !== undefined && s >= predicted + window) {
+      predicted += Math.floor((s - predicted) / window) * window;
+    }
+    const ended =
+      predicted !== undefined && latest < predicted && predicted <= s ? predicted : Math.max(latest, s);
+    this.#windowEndsAt = ended + window;
+  }
+
+  /** The window's length when an API policy says it or two resets showed it, else undefined. */
+  #knownWindow(): number | undefined {
+    const window = this.#policyWindow ? this.#windowMs : this.#resetStep;
+    return window !== undefined && window > 0 ? window : undefined;
+  }
+
+  /**
+   * When the window read last ends, for sends: the end learnt when it agrees with the reset read
+   * (at or before it, by less than a window), else the reset read, with a margin for clocks.
+   */
+  #windowEnd(): { at: number; margin: number } | undefined {
+    const resetAt = this.#resetAt;
+    if (resetAt === undefined) return undefined;
+    const learnt = this.#windowEndsAt;
+    const window = this.#knownWindow();
+    if (
+      learnt !== undefined &&
+      window !== undefined &&
+      learnt <= resetAt + RESET_MARGIN_MS &&
+      learnt > resetAt - window
+    ) {
+      return { at: learnt, margin: 0 };
+    }
+    return { at: resetAt, margin: RESET_MARGIN_MS };
   }
 
   /**
@@ -395,18 +519,20 @@ export class RateLimiter {
       this.#pauseStart = now;
     }
     this.#pausedUntil = until;
-    this.#nextAt = Math.max(this.#nextAt, until);
   }
 }
 
 /**
- * The asynchronous side of the limiter: waits for a worker's turn. All waits share one listener on
- * `signal` (an abort ends every wait at once), so 64 workers add no 64 listeners.
+ * The asynchronous side of the limiter: one queue of the workers waiting for their turn, in the
+ * order they asked, and one timer for the next turn. Each turn is decided when it is due, from
+ * everything the limiter has learnt by then; every answer decides again (a quota read, a pause
+ * begun). All waits end at once when `signal` aborts, through one listener: 64 workers add no 64.
  */
 export class Pacer {
-  readonly #waits = new Set<{ timer: NodeJS.Timeout | undefined; done: () => void }>();
-  /** Turns waiting for the next answer (slow start). */
-  #parked: (() => void)[] = [];
+  readonly #queue: ((sent: number | false) => void)[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+  readonly #sleeps = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
 
   constructor(
     readonly limiter: RateLimiter,
@@ -422,83 +548,78 @@ export class Pacer {
    */
   turn(): number | false | Promise<number | false> {
     if (this.signal.aborted) return false;
-    const now = this.clock();
-    const at = this.limiter.reserve(now);
-    if (at <= now) return this.limiter.sent(now);
-    return this.#waitFor(at);
+    if (this.#queue.length === 0) {
+      const now = this.clock();
+      if (this.limiter.nextAt(now) <= now) return this.limiter.sent(now);
+    }
+    return new Promise((resolve) => {
+      this.#queue.push(resolve);
+      this.#decide();
+    });
   }
 
-  /** `RateLimiter.answered`, waking the turns that wait for an answer. */
+  /** `RateLimiter.answered`, deciding the next turn again. */
   answered(...args: Parameters<RateLimiter['answered']>): number | undefined {
     const pause = this.limiter.answered(...args);
-    this.#wakeParked();
+    this.#decide();
     return pause;
   }
 
-  /** `RateLimiter.lost`, waking the turns that wait for an answer. */
+  /** `RateLimiter.lost`, deciding the next turn again. */
   lost(): void {
     this.limiter.lost();
-    this.#wakeParked();
-  }
-
-  #wakeParked(): void {
-    if (this.#parked.length === 0) return;
-    for (const wake of this.#parked.splice(0)) wake();
+    this.#decide();
   }
 
   /** Waits `ms` (ended early by the signal); false when the run was stopped. */
   async sleep(ms: number): Promise<boolean> {
     if (this.signal.aborted) return false;
     await new Promise<void>((resolve) => {
-      const wait = {
+      const sleep = {
         timer: setTimeout(() => {
-          this.#waits.delete(wait);
+          this.#sleeps.delete(sleep);
           resolve();
         }, ms),
         done: resolve,
       };
-      this.#waits.add(wait);
+      this.#sleeps.add(sleep);
     });
     return !this.signal.aborted;
   }
 
-  async #waitFor(at: number): Promise<number | false> {
-    for (;;) {
-      if (at === Number.POSITIVE_INFINITY) {
-        await new Promise<void>((resolve) => {
-          const wait = { timer: undefined, done: resolve };
-          this.#waits.add(wait);
-          this.#parked.push(() => {
-            this.#waits.delete(wait);
-            resolve();
-          });
-        });
-        this.limiter.cancel();
-        if (this.signal.aborted) return false;
-        at = this.limiter.reserve(this.clock());
-        continue;
-      }
-      const going = await this.sleep(at - this.clock());
-      if (!going) {
-        this.limiter.cancel();
-        return false;
-      }
-      const now = this.clock();
-      // A pause that began while this turn was waiting moves it behind the pause.
-      if (this.limiter.pauseLeft(now) > 0) {
-        this.limiter.cancel();
-        at = this.limiter.reserve(now);
-        continue;
-      }
-      return this.limiter.sent(now);
+  /** Lets the workers whose turn has come go, and sets the timer for the next turn. */
+  #decide(): void {
+    if (this.signal.aborted) return;
+    const now = this.clock();
+    let at = this.limiter.nextAt(now);
+    while (at <= now && this.#queue.length > 0) {
+      (this.#queue.shift() as (sent: number) => void)(this.limiter.sent(now));
+      at = this.limiter.nextAt(now);
+    }
+    if (this.#queue.length === 0) at = Number.POSITIVE_INFINITY;
+    if (at === this.#timerAt) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = at;
+    // Infinity: an answer decides (the limiter waits for one).
+    if (at !== Number.POSITIVE_INFINITY) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#timerAt = Number.POSITIVE_INFINITY;
+        this.#decide();
+      }, at - now);
     }
   }
 
   #wakeAll(): void {
-    for (const wait of this.#waits) {
-      clearTimeout(wait.timer);
-      wait.done();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    for (const resolve of this.#queue.splice(0)) resolve(false);
+    for (const sleep of this.#sleeps) {
+      clearTimeout(sleep.timer);
+      sleep.done();
     }
-    this.#waits.clear();
+    this.#sleeps.clear();
   }
 }

@@ -27,7 +27,6 @@ export function simulate(options: {
   type Event = {
     at: number;
     kind: 'turn' | 'answer';
-    reserved?: boolean;
     seq?: number;
     status?: number;
     headers?: Record<string, string>;
@@ -72,47 +71,56 @@ export function simulate(options: {
     seed = (seed * 1103515245 + 12345) % 2147483648;
     return (seed / 2147483648) * options.lateMs;
   };
-  /** Workers whose turn waits for the next answer (slow start). */
-  let parked = 0;
+  // Workers as `Pacer` runs them: one queue of those waiting for their turn and one timer for the
+  // next turn, decided again by every answer.
+  let queued = 0;
+  let timer: Event | undefined;
   let now = start;
-  for (let i = 0; i < options.concurrency; i++) push({ at: now, kind: 'turn' });
   let pending = 0;
+  const send = () => {
+    left--;
+    const seq = limiter.sent(now);
+    pending++;
+    const answer = serve(now + (options.countedAfterMs ?? options.latencyMs / 2));
+    push({ at: now + options.latencyMs, kind: 'answer', seq, ...answer });
+  };
+  const decide = () => {
+    let at = limiter.nextAt(now);
+    while (at <= now && queued > 0) {
+      queued--;
+      send();
+      at = limiter.nextAt(now);
+    }
+    if (timer) events.splice(events.indexOf(timer), 1);
+    timer = undefined;
+    if (queued > 0 && at !== Number.POSITIVE_INFINITY) {
+      timer = { at: at + late(), kind: 'turn' };
+      push(timer);
+    }
+  };
+  /** A worker asks for its turn (it has a record to send). */
+  const turn = () => {
+    if (left - queued <= 0) return;
+    if (queued === 0 && limiter.nextAt(now) <= now) send();
+    else {
+      queued++;
+      decide();
+    }
+  };
+  for (let i = 0; i < options.concurrency; i++) turn();
   while (events.length > 0) {
     const event = events.shift() as Event;
     now = event.at;
     if (event.kind === 'turn') {
-      // As the Pacer does: reserve a turn, wait for it, and reserve again if a pause began meanwhile.
-      if (event.reserved && limiter.pauseLeft(now) > 0) {
-        limiter.cancel();
-        event.reserved = false;
-        left++;
-      }
-      if (!event.reserved) {
-        if (left === 0) continue;
-        left--;
-        const at = limiter.reserve(now);
-        if (at === Number.POSITIVE_INFINITY) {
-          limiter.cancel();
-          left++;
-          parked++;
-          continue;
-        }
-        if (at > now) {
-          push({ at: at + late(), kind: 'turn', reserved: true });
-          continue;
-        }
-      }
-      const seq = limiter.sent(now);
-      pending++;
-      const answer = serve(now + (options.countedAfterMs ?? options.latencyMs / 2));
-      push({ at: now + options.latencyMs, kind: 'answer', seq, ...answer });
+      timer = undefined;
+      decide();
     } else {
       pending--;
       limiter.answered(now, event.status as number, parseRateLimit(event.headers ?? {}, now), event.seq);
       if (event.status === 200) created++;
       else left++; // sent again, not counted as a retry
-      push({ at: now, kind: 'turn' });
-      for (; parked > 0; parked--) push({ at: now, kind: 'turn' });
+      decide();
+      turn();
     }
   }
   const elapsed = now - start;
