@@ -75,6 +75,8 @@ const RETRY_AFTER_SLACK_MS = 1500;
 /** Share of the estimated rate paced at without headers, and the probe per second above it. */
 const ESTIMATE_SHARE = 0.97;
 const PROBE_PER_SECOND = 0.01;
+/** The probe per second past just below the pace of the last 429 (the limit found stays put). */
+const PAST_KNEE_PER_SECOND = 0.001;
 /** 429s closer together than this, without headers, double the decrease of the pace. */
 const QUICK_429_MS = 4000;
 const MAX_DECREASE = 0.2;
@@ -121,6 +123,8 @@ export class RateLimiter {
   #latestSendInWindow = Number.NEGATIVE_INFINITY;
   /** When each of the latest requests left, by the number `sent()` gave it. */
   readonly #sendTimes = new Float64Array(SEND_TIMES);
+  /** The number of the request whose answer told of the window read last. */
+  #openedBy = 0;
   /** Requests sent since `#remaining` was read (they may not be counted in it yet). */
   #sentSinceQuota = 0;
   #inFlight = 0;
@@ -322,10 +326,23 @@ export class RateLimiter {
   #probed(at: number): number {
     const estimate = this.#estimate ?? 0;
     const seconds = Math.max(0, at - this.#estimatedAt) / 1000;
-    const slow = estimate * (1 + PROBE_PER_SECOND * seconds);
-    if (this.#knee === undefined) return slow;
-    const below = this.#knee * (1 - this.#decrease);
-    return Math.max(slow, Math.min(estimate * (1 + FAST_PROBE_PER_SECOND * seconds), below));
+    if (this.#knee === undefined) return estimate * (1 + PROBE_PER_SECOND * seconds);
+    // Fast back up to below the pace of the last 429 by the decrease, on at the probe to just below
+    // it, then slowly past it.
+    const phases: [rate: number, perSecond: number][] = [
+      [this.#knee * (1 - this.#decrease), FAST_PROBE_PER_SECOND],
+      [this.#knee * ESTIMATE_SHARE, PROBE_PER_SECOND],
+    ];
+    let rate = estimate;
+    let left = seconds;
+    for (const [until, perSecond] of phases) {
+      if (rate >= until) continue;
+      const takes = (until / rate - 1) / perSecond;
+      if (left < takes) return rate * (1 + perSecond * left);
+      rate = until;
+      left -= takes;
+    }
+    return rate * (1 + PAST_KNEE_PER_SECOND * left);
   }
 
   #learnQuota(now: number, info: RateLimitInfo, sent: number): void {
@@ -335,6 +352,9 @@ export class RateLimiter {
       this.#policyWindow = true;
     }
     if (info.remaining === undefined || info.resetAt === undefined) return;
+    // The answer to a request sent before the one whose answer told of the window read last is the
+    // window before's, come late (its work took longer): it says nothing of this one.
+    if (sent < this.#openedBy) return;
     // The window's length, when no policy says it: the shortest step from one reset to the next,
     // and until two resets were seen, the longest time to a reset (short of the window by however
     // far into its window the first answer came).
@@ -355,6 +375,7 @@ export class RateLimiter {
       now >= this.#resetAt ||
       info.remaining > this.#remaining;
     if (fresh) {
+      this.#openedBy = sent;
       this.#learnWindowEnd(info.remaining, sent);
       this.#remaining = info.remaining;
       this.#resetAt = this.#nextReset(now, info.resetAt);

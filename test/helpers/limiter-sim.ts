@@ -20,6 +20,9 @@ export function simulate(options: {
   start?: number;
   /** Timers that fire late, as on a loaded machine: each wait ends up to this much late (seeded). */
   lateMs?: number;
+  /** Work that takes longer for some requests: each answer comes up to this much later (seeded), so
+   * answers come back in another order than the server counted them. */
+  workMs?: number;
   ceiling?: { count: number; perMs: number };
 }) {
   const start = options.start ?? 1_700_000_000_000;
@@ -71,6 +74,12 @@ export function simulate(options: {
     seed = (seed * 1103515245 + 12345) % 2147483648;
     return (seed / 2147483648) * options.lateMs;
   };
+  let workSeed = 54321;
+  const work = () => {
+    if (!options.workMs) return 0;
+    workSeed = (workSeed * 1103515245 + 12345) % 2147483648;
+    return (workSeed / 2147483648) * options.workMs;
+  };
   // Workers as `Pacer` runs them: one queue of those waiting for their turn and one timer for the
   // next turn, decided again by every answer.
   let queued = 0;
@@ -82,7 +91,7 @@ export function simulate(options: {
     const seq = limiter.sent(now);
     pending++;
     const answer = serve(now + (options.countedAfterMs ?? options.latencyMs / 2));
-    push({ at: now + options.latencyMs, kind: 'answer', seq, ...answer });
+    push({ at: now + options.latencyMs + work(), kind: 'answer', seq, ...answer });
   };
   const decide = () => {
     let at = limiter.nextAt(now);

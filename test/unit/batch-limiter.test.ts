@@ -99,6 +99,18 @@ describe('rate limiter (virtual clock)', () => {
     expect(limiter.nextAt(101)).toBe(Number.POSITIVE_INFINITY);
   });
 
+  it("an answer from the window before, come after the next window was read (its work took longer), leaves the new window's quota alone", () => {
+    const limiter = new RateLimiter(0);
+    limiter.sent(0);
+    limiter.answered(20, 200, { limit: 50, remaining: 49, resetAt: 1000, windowMs: 1000 }, 1);
+    const slow = limiter.sent(900); // counted at 905 in the first window; its work takes 300 ms
+    const quick = limiter.sent(1010); // counted in the second window, answered at 1060
+    limiter.answered(1060, 200, { limit: 50, remaining: 49, resetAt: 2000, windowMs: 1000 }, quick);
+    limiter.answered(1200, 200, { limit: 50, remaining: 0, resetAt: 1000, windowMs: 1000 }, slow);
+    expect(limiter.state(1200).remaining).toBe(49);
+    expect(limiter.nextAt(1200)).toBeLessThan(1300);
+  });
+
   it('with headers, the first answer ends the rounds: the quota paces from then on', () => {
     const limiter = new RateLimiter(0);
     limiter.sent(0);
