@@ -228,7 +228,7 @@ async function sendAll(
     const results = output ? DurableAppender.open(output, { syncEveryMs: 5, mode: 0o600 }) : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
     const journal = journalPath ? await IntentJournal.create(journalPath) : undefined;
-    const limiter = new RateLimiter(Date.now(), { ceiling: flags.rate });
+    const limiter = new RateLimiter(Date.now(), { ceiling: flags.rate, concurrency });
     const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter);
     // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports
     // them as unknown), then the summary and the resume command are still printed.

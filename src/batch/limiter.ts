@@ -48,6 +48,8 @@ export function parseDuration(text: string): number | undefined {
 export interface LimiterOptions {
   /** The user's own ceiling (--rate). */
   ceiling?: Rate;
+  /** The most requests ever in flight (--concurrency): the start's rounds end there. */
+  concurrency?: number;
   /** The first pause after a 429 that gives no time; it doubles per 429 in a row (capped). */
   backoffMs?: number;
   backoffCapMs?: number;
@@ -94,6 +96,7 @@ export class RateLimiter {
   readonly #ceilingInterval: number;
   readonly #backoffMs: number;
   readonly #backoffCapMs: number;
+  readonly #lastRound: number;
   /** When the latest request left, and when it was due (see `sent`). */
   #lastSentAt: number | undefined;
   #lastDueAt: number | undefined;
@@ -132,10 +135,10 @@ export class RateLimiter {
   /**
    * Until the API tells its quota or answers a 429, requests go in rounds, each once the one before
    * is all answered (as TCP's slow start): the first alone (so that the API can say its limit
-   * before a burst), then twice as many each round up to 16, then half as many again up to 64. An
-   * API that never tells its limit then meets part of a round too many in its first window, not
-   * every worker at once and again as each comes back (growing by half from 16 on keeps that part
-   * small when the rounds before fill most of a window).
+   * before a burst), then twice as many each round up to 16, then half as many again up to the
+   * concurrency (at most 64). An API that never tells its limit then meets part of a round too
+   * many in its first window, not every worker at once and again as each comes back (growing by
+   * half from 16 on keeps that part small when the rounds before fill most of a window).
    */
   #round: { size: number; sent: number; answered: number } | undefined = { size: 1, sent: 0, answered: 0 };
 
@@ -157,6 +160,7 @@ export class RateLimiter {
     this.#ceilingInterval = options.ceiling ? options.ceiling.perMs / options.ceiling.count : 0;
     this.#backoffMs = options.backoffMs ?? 1000;
     this.#backoffCapMs = options.backoffCapMs ?? 60_000;
+    this.#lastRound = Math.min(MAX_ROUND, options.concurrency ?? MAX_ROUND);
   }
 
   /** True when the limiter never holds anything back (no ceiling, nothing learnt yet). */
@@ -400,8 +404,8 @@ export class RateLimiter {
     round.answered++;
     if (over) this.#round = undefined;
     else if (round.answered >= round.sent && round.sent >= round.size) {
-      const size = Math.min(MAX_ROUND, round.size < 16 ? round.size * 2 : Math.round(round.size * 1.5));
-      this.#round = round.size >= MAX_ROUND ? undefined : { size, sent: 0, answered: 0 };
+      const size = Math.min(this.#lastRound, round.size < 16 ? round.size * 2 : Math.round(round.size * 1.5));
+      this.#round = round.size >= this.#lastRound ? undefined : { size, sent: 0, answered: 0 };
     }
   }
 

@@ -26,7 +26,7 @@ export function simulate(options: {
   ceiling?: { count: number; perMs: number };
 }) {
   const start = options.start ?? 1_700_000_000_000;
-  const limiter = new RateLimiter(start, { ceiling: options.ceiling });
+  const limiter = new RateLimiter(start, { ceiling: options.ceiling, concurrency: options.concurrency });
   type Event = {
     at: number;
     kind: 'turn' | 'answer';
