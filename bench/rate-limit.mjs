@@ -7,7 +7,8 @@
 //
 // Side by side, e.g. before/after a limiter change (each build a copy of bin/ and dist/):
 //   BENCH_RATE_BINS=before=/tmp/old/bin/esign.js,after=bin/esign.js BENCH_RATE_RUNS=3 node bench/rate-limit.mjs
-// runs every case with each binary, RUNS times, all at the same time (each on a sandbox of its own), and
+// runs every case with each binary, RUNS times (3 by default), all at once (each on a sandbox of its own;
+// run i starts i/RUNS of a window later, so the runs meet the windows at different points), and
 // reports the median share, 429s per window and failed records of each. BENCH_RATE_CASES=0,1 picks
 // cases by their number in the list below.
 import { spawn } from 'node:child_process';
@@ -18,7 +19,7 @@ import { createInterface } from 'node:readline';
 
 const BIN = new URL('../bin/esign.js', import.meta.url).pathname;
 const RECORDS = Number(process.env.BENCH_RATE_RECORDS ?? 1000);
-const RUNS = Math.max(1, Number(process.env.BENCH_RATE_RUNS ?? 1));
+const RUNS = Math.max(1, Number(process.env.BENCH_RATE_RUNS ?? 3));
 /** `name=path` pairs, compared side by side; by default this checkout's binary alone. */
 const BINS = (process.env.BENCH_RATE_BINS ?? '')
   .split(',')
@@ -70,7 +71,7 @@ function run(bin, args, env) {
   });
 }
 
-async function runCase(c, bin, tag) {
+async function runCase(c, bin, tag, delayMs = 0) {
   const { child, info } = await startSandbox(
     ['--rate-limit', c.limit, '--rate-limit-headers', c.style, '--latency', '50'],
     bin,
@@ -87,6 +88,7 @@ async function runCase(c, bin, tag) {
       );
     }
     writeFileSync(records, `${lines.join('\n')}\n`);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
     const started = process.hrtime.bigint();
     const result = await run(
       bin,
@@ -142,7 +144,11 @@ export async function rateLimitBench() {
     // The runs of a case go at once (each on a sandbox of its own; a rate-limited batch mostly waits).
     const results = await Promise.all(
       Array.from({ length: RUNS }, (_, i) =>
-        Promise.all(BINS.map((b, k) => runCase(c, b.bin, `${index}-${i}-${k}`))),
+        // Each run starts at another point of the windows (they are aligned to the epoch): the
+        // share a run gets depends on where in a window it starts, more so without headers.
+        Promise.all(
+          BINS.map((b, k) => runCase(c, b.bin, `${index}-${i}-${k}`, (i * c.windowS * 1000) / RUNS)),
+        ),
       ),
     );
     for (const run of results) {

@@ -6,11 +6,13 @@
 // known when they were booked, and a new window's quota would be read too late to use).
 //
 // - With rate-limit headers (see src/api/rate-limit-headers.ts), sends are spread so that the quota
-//   left lasts until the reset, instead of being spent in a burst that ends in 429s.
-// - Without them, it adapts: after the first 429 it paces at the rate the API let through (the
-//   limit, whatever the window); after a later 429 a few percent below the pace that met it (or the
-//   throughput, when that says the pace was far too high). It probes up by 1% a second, and climbs
-//   back fast to just below the pace of the last 429 when it is below that.
+//   left lasts until the window ends, instead of being spent in a burst that ends in 429s. Where a
+//   window ends for our sends is learnt from which window each answer counted in (#windowEndsAt).
+// - Without them, it adapts: the start goes in rounds (#round); after the first 429 it paces at the
+//   rate the API let through, and probes up by 1% a second; after a later 429, a few percent below
+//   the pace that met it (or the throughput, when that says the pace was far too high), climbing
+//   back fast to below that pace by the decrease, at 1% a second to just below it, and at 0.1% a
+//   second past it: each 429 can cost a window when Retry-After rounds up to a whole second.
 // - A 429 (or a 503 that says when) pauses every turn until the time the server gave (else a
 //   backoff that doubles per 429 in a row).
 // - `ceiling` is the user's own --rate.
