@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseRate, RateLimiter } from '../../src/batch/limiter.js';
+import { Pacer, parseDuration, parseRate, RateLimiter } from '../../src/batch/limiter.js';
 import { simulate } from '../helpers/limiter-sim.js';
 
 describe('rate limiter (virtual clock)', () => {
@@ -410,5 +410,43 @@ describe('--rate and --max-rate-wait values', () => {
         expect(rate?.perMs).toBe(unit === 's' ? 1000 : unit === 'min' ? 60_000 : 3_600_000);
       }),
     );
+  });
+});
+
+describe('Pacer (real timers)', () => {
+  it('decides each turn when an answer comes: the turns waiting for the first answer go at once, in the order asked', async () => {
+    const pacer = new Pacer(
+      new RateLimiter(Date.now(), { concurrency: 4 }),
+      Date.now,
+      new AbortController().signal,
+    );
+    const first = pacer.turn();
+    expect(first).toBe(1);
+    const order: number[] = [];
+    const waiting = [pacer.turn(), pacer.turn()].map(async (turn, i) => {
+      expect(turn).toBeInstanceOf(Promise);
+      await turn;
+      order.push(i);
+    });
+    const started = Date.now();
+    pacer.answered(Date.now(), 201, {}, 1);
+    await Promise.all(waiting);
+    expect(order).toEqual([0, 1]);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('a 429 holds every waiting turn until the time it gave; an abort ends them all with false', async () => {
+    const limiter = new RateLimiter(Date.now());
+    const controller = new AbortController();
+    const pacer = new Pacer(limiter, Date.now, controller.signal);
+    const sent = pacer.turn() as number;
+    pacer.answered(Date.now(), 201, {}, sent);
+    const second = pacer.turn() as number;
+    expect(pacer.answered(Date.now(), 429, { retryAfterMs: 60_000 }, second)).toBeGreaterThan(59_000);
+    const held = [pacer.turn(), pacer.turn()];
+    expect(held.every((turn) => turn instanceof Promise)).toBe(true);
+    controller.abort();
+    expect(await Promise.all(held)).toEqual([false, false]);
+    expect(pacer.turn()).toBe(false);
   });
 });
