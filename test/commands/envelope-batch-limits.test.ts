@@ -96,9 +96,7 @@ describe('envelope batch against a rate-limited API', () => {
         // first burst (one a request in flight: nothing is known yet) and a few a window after.
         const times = api.arrivals.map((arrival) => arrival.at);
         const windows = Math.ceil((Math.max(...times) - Math.min(...times)) / 1000) + 1;
-        expect(api.rejected()).toBeLessThanOrEqual(
-          style === 'none' ? concurrency + 3 * windows : windows,
-        );
+        expect(api.rejected()).toBeLessThanOrEqual(style === 'none' ? concurrency + 3 * windows : windows);
         if (api.rejected() > 0) expect(stderr).toMatch(/The API rate-limited \d+ requests? \(429\)/);
       } finally {
         await api.close();
