@@ -137,6 +137,7 @@ export class HttpClient {
   #lastOrigin: string | undefined;
   #lastRoute: { dispatcher: DispatcherType; proxy: ProxyChoice | undefined } | undefined;
   #lastHeaders: Record<string, string> | undefined;
+  readonly #aborters = new WeakMap<AbortSignal, Set<() => void>>();
   #lastJsonHeaders: string[] = [];
 
   constructor(options: HttpOptions) {
@@ -215,11 +216,12 @@ export class HttpClient {
         if (abortRequest) abortRequest(error);
         else fail(error); // still connecting: nothing was written, and nothing will be
       }, this.#timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const aborters = signal ? this.#abortersOf(signal) : undefined;
+      aborters?.add(onAbort);
       const settle = () => {
         finished = true;
         clearTimeout(deadline);
-        signal?.removeEventListener('abort', onAbort);
+        aborters?.delete(onAbort);
       };
       const fail = (error: unknown) => {
         if (finished) return;
@@ -273,6 +275,27 @@ export class HttpClient {
         handler as unknown as DispatcherType.DispatchHandler,
       );
     });
+  }
+
+  /**
+   * The requests to abort when `signal` aborts: one listener per signal, not one per request (a
+   * batch sends thousands under one signal, and an EventTarget listener costs more than the rest).
+   */
+  #abortersOf(signal: AbortSignal): Set<() => void> {
+    let aborters = this.#aborters.get(signal);
+    if (!aborters) {
+      const set = new Set<() => void>();
+      aborters = set;
+      this.#aborters.set(signal, set);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const abort of [...set]) abort();
+        },
+        { once: true },
+      );
+    }
+    return aborters;
   }
 
   /** The request headers, built once per set of caller headers (a batch sends thousands alike). */

@@ -11,10 +11,19 @@ export const REDACTED = '[redacted]';
 export const MIN_PREFIX = 16;
 const MIN_SECRET = 4;
 
+/** The forms of each secret seen (a run has one or two secrets; every output line asks). */
+const formsOf = new Map<string, string[]>();
+
 /** The forms of a secret to look for: as written, and JSON-escaped when that differs. */
 function forms(secret: string): string[] {
-  const escaped = JSON.stringify(secret).slice(1, -1);
-  return escaped === secret ? [secret] : [secret, escaped];
+  let found = formsOf.get(secret);
+  if (!found) {
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    found = escaped === secret ? [secret] : [secret, escaped];
+    if (formsOf.size > 16) formsOf.clear();
+    formsOf.set(secret, found);
+  }
+  return found;
 }
 
 /** Replaces every run of `MIN_PREFIX`+ leading characters of `form` in `text`. */

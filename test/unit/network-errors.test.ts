@@ -52,3 +52,40 @@ describe('classifyNetworkError: may the request have reached the server?', () =>
     );
   });
 });
+
+describe('HttpClient: one abort signal for many requests', () => {
+  it('aborting the signal ends every request in flight at once, and a request that finished is left alone', async () => {
+    const { createServer } = await import('node:http');
+    const { HttpClient } = await import('../../src/api/http.js');
+    // Answers /quick at once; /slow never.
+    const server = createServer((req, res) => {
+      req.resume();
+      if (req.url === '/quick') res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const client = new HttpClient({ timeoutMs: 30_000, env: {}, userAgent: 'test', connections: 4 });
+    const controller = new AbortController();
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const quick = await client.postJson(new URL(`${base}/quick`), '{}', {}, controller.signal);
+      expect(quick.status).toBe(200);
+      const slow = [1, 2, 3].map((i) =>
+        client.postJson(new URL(`${base}/slow?${i}`), '{}', {}, controller.signal).then(
+          () => 'answered',
+          (error: unknown) => error,
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      controller.abort();
+      const outcomes = await Promise.all(slow);
+      expect(Date.now() - started).toBeLessThan(2000);
+      for (const outcome of outcomes) expect(outcome).toBeInstanceOf(InterruptedError);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await client.close().catch(() => undefined);
+    }
+  });
+});
