@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { duplicateKey, hash53 } from '../../src/batch/prepare.js';
+
+describe('duplicateKey', () => {
+  const record = (template: string, email: string, merge: Record<string, unknown>) => ({
+    template_id: template,
+    signatory: { email },
+    merge_data: merge,
+  });
+
+  it('the same envelope for the same person: template and email in any case, merge data in any order', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[0-9A-Z]{26}$/),
+        fc.emailAddress(),
+        fc.dictionary(fc.string({ minLength: 1 }), fc.string()),
+        (template, email, merge) => {
+          const reversed = Object.fromEntries(Object.entries(merge).reverse());
+          expect(duplicateKey(record(template.toLowerCase(), email.toUpperCase(), reversed))).toBe(
+            duplicateKey(record(template, email, merge)),
+          );
+        },
+      ),
+    );
+  });
+
+  it('records that differ in anything that matters get different keys', () => {
+    fc.assert(
+      fc.property(
+        fc.emailAddress(),
+        fc.dictionary(fc.string({ minLength: 1 }), fc.string(), { minKeys: 1 }),
+        fc.string({ minLength: 1 }),
+        (email, merge, extra) => {
+          const base = duplicateKey(record('01JD7X4ZQ8G1N6RVS0Y2MBKT3E', email, merge));
+          const [key, value] = Object.entries(merge)[0] as [string, string];
+          expect(duplicateKey(record('01JD7X4ZQ8G1N6RVS0Y2MBKT3F', email, merge))).not.toBe(base);
+          expect(duplicateKey(record('01JD7X4ZQ8G1N6RVS0Y2MBKT3E', `x${email}`, merge))).not.toBe(base);
+          expect(
+            duplicateKey(record('01JD7X4ZQ8G1N6RVS0Y2MBKT3E', email, { ...merge, [key]: value + extra })),
+          ).not.toBe(base);
+        },
+      ),
+    );
+  });
+
+  it('hash53: no collision among 300,000 near-identical records, and every key is a safe integer', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 300_000; i++) {
+      const key = hash53(`["01JD7X4ZQ8G1N6RVS0Y2MBKT3E","person${i}@example.com",[["name","Person ${i}"]]]`);
+      expect(Number.isSafeInteger(key)).toBe(true);
+      seen.add(key);
+    }
+    expect(seen.size).toBe(300_000);
+  });
+});
