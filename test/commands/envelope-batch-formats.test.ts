@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CreatedResult,
   FailedResult,
@@ -13,20 +13,12 @@ import {
   parseResult,
 } from '../../src/batch/formats.js';
 import { assertNoSecret, runCli } from '../helpers/context.js';
-import { json, ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { json, ok, useScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'tok_formats_5e2c8a1f3b7d9e4a';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.fallback(json(599, { message: 'unexpected request' }));
-});
+const server = useScriptedServer();
 
 function setUp(records: number) {
   const dir = mkdtempSync(join(tmpdir(), 'esign-formats-'));

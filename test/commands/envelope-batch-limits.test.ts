@@ -11,31 +11,17 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
 import { type HeaderStyle, startRateLimitedServer } from '../helpers/rate-limited-server.js';
-import {
-  json,
-  ok,
-  type Reply,
-  type ScriptedServer,
-  startScriptedServer,
-} from '../helpers/scripted-server.js';
+import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN } from '../helpers/spawn.js';
 import { hasTmux, openTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'tok_batch_limits_5e2c8a1f7b3d9e40';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-  server.fallback(json(599, { message: 'unexpected request' }));
-});
+const server = useScriptedServer();
 
 const folder = () => mkdtempSync(join(tmpdir(), 'esign-batch-limits-'));
 const jsonl = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;

@@ -2,31 +2,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertNoSecret, createTestContext, runCli, type TestContextOptions } from '../helpers/context.js';
-import {
-  json,
-  ok,
-  type Reply,
-  type ScriptedServer,
-  startScriptedServer,
-} from '../helpers/scripted-server.js';
+import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN } from '../helpers/spawn.js';
 
 const TOKEN = 'tok_batch_7c1e3a5b9d2f4e6a';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const OTHER_TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3F';
 
-let server: ScriptedServer;
+const server = useScriptedServer();
 let dir: string;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-  server.fallback(json(599, { message: 'unexpected request' }));
-});
 
 function fresh(name: string, content: string): string {
   dir = mkdtempSync(join(tmpdir(), 'esign-batch-'));

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreateEnvelopeRequest } from '../../src/api/schemas.js';
 import { assertNoSecret, createTestContext, runCli, type TestContextOptions } from '../helpers/context.js';
-import { json, ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { json, ok, useScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
@@ -18,14 +18,7 @@ const BASE_ARGS = [
   'ada@example.com',
 ];
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-});
+const server = useScriptedServer();
 
 function env(extra: Record<string, string | undefined> = {}) {
   return { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl, ...extra };

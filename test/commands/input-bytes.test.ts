@@ -4,23 +4,15 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/context.js';
-import { json, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, runBin } from '../helpers/spawn.js';
 
 const TOKEN = 'tok_bytes_7c1e3a5b9d2f4e6a';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-  server.fallback(json(599, { message: 'unexpected request' }));
-});
+const server = useScriptedServer();
 
 function file(name: string, content: string | Buffer): string {
   const path = join(mkdtempSync(join(tmpdir(), 'esign-bytes-')), name);

@@ -1,10 +1,10 @@
 // What the API layer says when the API answers with an error: request ids, the API's own text shown
 // as data, and hints that point at the real cause (issues 8 and 10).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { hasControl } from '../../src/io/terminal-text.js';
 import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
-import { json, ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { json, ok, useScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
 const BASE_ARGS = [
@@ -18,14 +18,7 @@ const BASE_ARGS = [
   'ada@example.com',
 ];
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-});
+const server = useScriptedServer();
 
 async function create(args: string[], options: TestContextOptions = {}) {
   const result = await runCli([...BASE_ARGS, ...args], {

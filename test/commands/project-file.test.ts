@@ -4,23 +4,16 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertNoSecret, createTestContext, runCli } from '../helpers/context.js';
-import { ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
 const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const NDA = '01JD7X5B3M9T8W2HQ4K6N0PRSA';
 const SANDBOX_OFFER = '01JD7X6C8PZ5R3V9YQ1TGM4HWB';
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  server.requests.length = 0;
-});
+const server = useScriptedServer();
 
 /** A repository with .esign.json at its root, and a nested folder to run from. */
 function repository(project: unknown): { root: string; nested: string; file: string } {

@@ -2,15 +2,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assertNoSecret } from '../helpers/context.js';
-import {
-  json,
-  ok,
-  type Reply,
-  type ScriptedServer,
-  startScriptedServer,
-} from '../helpers/scripted-server.js';
+import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
 import { hasTmux, openTerminal } from '../helpers/tmux.js';
 
@@ -18,11 +12,7 @@ const TOKEN = 'tok_e2e_91b3c5d7e9f1a3b5';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
+const server = useScriptedServer({ resetAfterEach: false });
 
 describe('the built binary', () => {
   it('--version prints the package version; --help lists the commands', async () => {

@@ -1,7 +1,7 @@
 // The built binary never prints the token, even when a server echoes it back: JSON-escaped under
 // --json, or cut short to a prefix.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { describe, expect, it } from 'vitest';
+import { json, useScriptedServer } from '../helpers/scripted-server.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const TOKEN = 'tok_"quoted\\slash_5f1c9a7e3b2d4c6a';
@@ -16,11 +16,7 @@ const CREATE = [
   'a@example.com',
 ];
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
+const server = useScriptedServer({ resetAfterEach: false });
 
 const run = (args: string[]) =>
   runBin([...CREATE, ...args], {

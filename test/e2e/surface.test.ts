@@ -4,22 +4,18 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildProgram, describeTree } from '../../src/cli.js';
 import type { CommandTree } from '../../src/command-types.js';
 import { createTestContext, runCli } from '../helpers/context.js';
-import { ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, freshConfigDir } from '../helpers/spawn.js';
 import { hasTmux, openTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'tok_surface_5f1c9a7e3b2d4c6a8e0f';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(() => server.close());
+const server = useScriptedServer({ resetAfterEach: false });
 
 function allCommands(tree: CommandTree, path: string[] = []): string[][] {
   return tree.subcommands.flatMap((c) => [[...path, c.name], ...allCommands(c, [...path, c.name])]);

@@ -2,6 +2,7 @@
 // default), and everything received is recorded. It fails loudly on requests nobody expected.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export interface ReceivedRequest {
   method: string;
@@ -35,6 +36,8 @@ export interface ScriptedServer {
   script(...replies: Reply[]): void;
   /** Answers every request the script does not cover (by default such a request fails the test). */
   fallback(reply: ((request: ReceivedRequest, index: number) => Reply) | Reply): void;
+  /** Forgets the requests received, the replies still queued and the fallback. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -132,10 +135,51 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     fallback: (reply) => {
       fallback = typeof reply === 'function' ? reply : () => reply;
     },
+    reset: () => {
+      requests.length = 0;
+      queue.length = 0;
+      fallback = undefined;
+    },
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * One scripted server for a test file: started before its tests, closed after them, and (unless
+ * `resetAfterEach` is false) reset after each test, so that no test meets another's requests,
+ * replies or fallback. The object returned stands for the server from the moment it has started.
+ */
+export function useScriptedServer({ resetAfterEach = true } = {}): ScriptedServer {
+  let started: ScriptedServer | undefined;
+  beforeAll(async () => {
+    started = await startScriptedServer();
+  });
+  afterAll(() => started?.close());
+  if (resetAfterEach) afterEach(() => started?.reset());
+  const server = () => {
+    if (!started) throw new Error('the scripted server starts in beforeAll: use it inside a test');
+    return started;
+  };
+  return {
+    get url() {
+      return server().url;
+    },
+    get baseUrl() {
+      return server().baseUrl;
+    },
+    get requests() {
+      return server().requests;
+    },
+    get maxInFlight() {
+      return server().maxInFlight;
+    },
+    script: (...replies) => server().script(...replies),
+    fallback: (reply) => server().fallback(reply),
+    reset: () => server().reset(),
+    close: () => server().close(),
   };
 }
