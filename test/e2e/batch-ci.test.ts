@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { assertNoSecret } from '../helpers/context.js';
 import { ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
+import { BIN, freshConfigDir, gather, runBin } from '../helpers/spawn.js';
 import { ACME_OFFER, GLOBEX_SUPPLIER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 let sandbox: RunningSandbox;
@@ -353,27 +353,18 @@ describe("the project file's defaults in envelope batch (flag > project file > d
         cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      let stderr = '';
-      let stdout = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-      });
+      const run = gather(child);
       let closed = false;
-      const exited = new Promise<number | null>((done) =>
-        child.on('close', (code) => {
-          closed = true;
-          done(code);
-        }),
-      );
+      const exited = run.done.then(({ code }) => {
+        closed = true;
+        return code;
+      });
       // Once the first result is out (without the project's rate, both records are sent at once).
-      while (!stdout.includes('\n') && !closed) await new Promise((r) => setTimeout(r, 20));
+      while (!run.output.stdout.includes('\n') && !closed) await new Promise((r) => setTimeout(r, 20));
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(server.requests).toHaveLength(1);
-      expect(stderr).toContain('1 created, 0 failed');
+      expect(run.output.stderr).toContain('1 created, 0 failed');
 
       await slowServer(0);
       const fast = await runBin([...args, '--rate', '100/s'], { env: scriptedEnv(), cwd });

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { assertNoSecret } from '../helpers/context.js';
-import { BIN, freshConfigDir, runBin, type SpawnResult } from '../helpers/spawn.js';
+import { BIN, freshConfigDir, gather, runBin, type SpawnResult } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 let sandbox: RunningSandbox;
@@ -201,23 +201,12 @@ const REPO = resolve(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'scripts', 'action-create.sh');
 
 function runScript(env: Record<string, string>, cwd: string): Promise<SpawnResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', [SCRIPT], {
-      cwd,
-      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
+  const child = spawn('bash', [SCRIPT], {
+    cwd,
+    env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return gather(child).done;
 }
 
 describe('the composite action (scripts/action-create.sh)', () => {

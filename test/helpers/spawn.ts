@@ -1,9 +1,10 @@
 // Runs the built binary as a user would: no TTY, a fresh config folder, nothing inherited that
 // could change the outcome.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/esign.js');
 
@@ -29,26 +30,37 @@ export function runBin(
 ): Promise<SpawnResult> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env,
-      cwd: options.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env,
+    cwd: options.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end(options.stdin ?? '');
+  return gather(child, options.timeoutMs ?? 15_000).done;
+}
+
+/**
+ * What a child process writes, gathered as it comes (`output`, to watch it while it runs), and how
+ * it ended (`done`). With `timeoutMs`, a child still running then is killed.
+ */
+export function gather(
+  child: ChildProcess & { stdout: Readable; stderr: Readable },
+  timeoutMs?: number,
+): { output: { stdout: string; stderr: string }; done: Promise<SpawnResult> } {
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+  });
+  const done = new Promise<SpawnResult>((resolvePromise, reject) => {
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code, signal, stdout, stderr });
+      resolvePromise({ code, signal, ...output });
     });
-    child.stdin.end(options.stdin ?? '');
   });
+  return { output, done };
 }
