@@ -1,41 +1,27 @@
 // Bad-day options: latency, 503 with Retry-After, 429 with Retry-After, dropped connections after
 // the envelope was made; the same --seed-random gives the same sequence.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/sandbox/random.js';
 import type { RateLimitHeaderStyle } from '../../src/sandbox/rate-limit.js';
-import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/server.js';
+import type { RunningSandbox } from '../../src/sandbox/server.js';
 import {
   type Answer,
   admin,
+  createOutcome,
   GLOBEX_SUPPLIER,
   postCreate,
   request,
-  startQuietSandbox,
+  sandboxPerTest,
   tokenOf,
   validBody,
 } from './helpers.js';
 
-const running: RunningSandbox[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-
-async function start(options: SandboxOptions): Promise<RunningSandbox> {
-  const sandbox = await startQuietSandbox(options);
-  running.push(sandbox);
-  return sandbox;
-}
+const start = sandboxPerTest();
 
 /** Outcomes of `count` create requests sent one after another: a status, or 'dropped'. */
 async function outcomes(sandbox: RunningSandbox, count: number): Promise<(number | 'dropped')[]> {
   const seen: (number | 'dropped')[] = [];
-  for (let i = 0; i < count; i++) {
-    try {
-      seen.push((await postCreate(sandbox, validBody())).status);
-    } catch {
-      seen.push('dropped');
-    }
-  }
+  for (let i = 0; i < count; i++) seen.push(await createOutcome(sandbox));
   return seen;
 }
 

@@ -1,4 +1,5 @@
 // Helpers for the sandbox's route tests: a quiet sandbox on 127.0.0.1 port 0 and raw HTTP calls.
+import { afterEach } from 'vitest';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 
 export const CREATE_PATH = '/native/envelopes/create';
@@ -70,6 +71,31 @@ export async function postCreate(
     body: options.raw ?? JSON.stringify(body),
   });
   return answerOf(response);
+}
+
+/** A valid create request's status, or 'dropped' when the connection closed with no answer. */
+export async function createOutcome(
+  sandbox: RunningSandbox,
+  options: PostOptions = {},
+): Promise<number | 'dropped'> {
+  try {
+    return (await postCreate(sandbox, validBody(), options)).status;
+  } catch {
+    return 'dropped';
+  }
+}
+
+/** For a test file: starts quiet sandboxes, each closed after the test that started it. */
+export function sandboxPerTest(): (options?: SandboxOptions) => Promise<RunningSandbox> {
+  const running: RunningSandbox[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((sandbox) => sandbox.close()));
+  });
+  return async (options = {}) => {
+    const sandbox = await startQuietSandbox(options);
+    running.push(sandbox);
+    return sandbox;
+  };
 }
 
 export async function request(url: string, init: RequestInit = {}): Promise<Answer> {

@@ -1,39 +1,26 @@
 // A sandbox tests can steer (issue 11): one request, one fault (the X-Sandbox-Fault header, or the
 // queue of POST /_sandbox/faults), the request and envelope listings, and fault settings changed while
 // it runs.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/server.js';
 import {
   admin,
+  createOutcome,
   GLOBEX_SUPPLIER,
   postCreate,
   request,
-  startQuietSandbox,
+  sandboxPerTest,
   tokenOf,
   validBody,
 } from './helpers.js';
 
-const running: RunningSandbox[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-
-async function start(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  const sandbox = await startQuietSandbox(options);
-  running.push(sandbox);
-  return sandbox;
-}
+const start = sandboxPerTest();
 
 const withFault = (fault: string) => ({ headers: { 'x-sandbox-fault': fault } });
 
 /** A status, or 'dropped' when the connection closed with no answer. */
-async function outcome(sandbox: RunningSandbox, fault?: string): Promise<number | 'dropped'> {
-  try {
-    return (await postCreate(sandbox, validBody(), fault === undefined ? {} : withFault(fault))).status;
-  } catch {
-    return 'dropped';
-  }
-}
+const outcome = (sandbox: RunningSandbox, fault?: string) =>
+  createOutcome(sandbox, fault === undefined ? {} : withFault(fault));
 
 describe('X-Sandbox-Fault: one request, one fault', () => {
   it('503 with Retry-After, nothing created; the next request is served', async () => {
