@@ -165,22 +165,12 @@ export class RateLimiter {
     this.#lastRound = Math.min(MAX_ROUND, options.concurrency ?? MAX_ROUND);
   }
 
-  /** True when the limiter never holds anything back (no ceiling, nothing learnt yet). */
-  get unlimited(): boolean {
-    return (
-      this.#ceilingInterval === 0 &&
-      this.#remaining === undefined &&
-      this.#estimate === undefined &&
-      this.#pausedUntil === Number.NEGATIVE_INFINITY
-    );
-  }
-
   get inFlight(): number {
     return this.#inFlight;
   }
 
   /** How long from `now` every send still waits for the API (0 when not paused). */
-  pauseLeft(now: number): number {
+  #pauseLeft(now: number): number {
     return Math.max(0, this.#pausedUntil - now);
   }
 
@@ -285,11 +275,11 @@ export class RateLimiter {
       this.#learn429(now, wait);
       if (this.#pausedUntil <= now) this.#lastPauseMs = wait;
       this.#pause(now, now + wait);
-      return this.pauseLeft(now);
+      return this.#pauseLeft(now);
     }
     if (status === 503 && info.retryAfterMs !== undefined) {
       this.#pause(now, now + info.retryAfterMs);
-      return this.pauseLeft(now);
+      return this.#pauseLeft(now);
     }
     if (status >= 200 && status < 300) {
       this.#in429Row = 0;
