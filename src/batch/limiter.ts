@@ -552,7 +552,7 @@ export class Pacer {
   readonly #sleeps = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
 
   constructor(
-    readonly limiter: RateLimiter,
+    private readonly limiter: RateLimiter,
     private readonly clock: () => number,
     private readonly signal: AbortSignal,
   ) {
