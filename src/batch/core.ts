@@ -67,6 +67,14 @@ interface ResolvedFlags extends BatchFlags {
 /** --concurrency when neither the flag nor the project file says. */
 export const DEFAULT_CONCURRENCY = 4;
 
+/**
+ * How far apart the results file's syncs are. A sync makes the lines written so far survive a power
+ * cut (a killed process loses nothing it wrote); a record counts as done once one covers it. Each
+ * costs the kernel about 0.3 ms of CPU, and more on a busy disk: every 5 ms, that was a tenth of a
+ * core in a fast batch. The journal's synced reservations cover a power cut in between.
+ */
+const RESULTS_SYNC_EVERY_MS = 100;
+
 /** Unwritten envelopes listed on stderr up to this many; more go to a file whose path is printed. */
 const MAX_UNWRITTEN_ON_STDERR = 20;
 
@@ -225,7 +233,9 @@ async function sendAll(
     const client = await connect(settings, flags, ctx, { connections: concurrency });
     const token = settings.token.value;
     const secrets = new Set(token ? [token] : []);
-    const results = output ? DurableAppender.open(output, { syncEveryMs: 5, mode: 0o600 }) : undefined;
+    const results = output
+      ? DurableAppender.open(output, { syncEveryMs: RESULTS_SYNC_EVERY_MS, mode: 0o600 })
+      : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
     const journal = journalPath ? await IntentJournal.create(journalPath) : undefined;
     const limiter = new RateLimiter(Date.now(), { ceiling: flags.rate, concurrency });

@@ -20,9 +20,10 @@ export class DurableAppender {
   #waiting: Waiter[] = [];
   #syncing = false;
   #timer: NodeJS.Timeout | undefined;
-  #lastSync = 0;
+  #lastSync = Number.NEGATIVE_INFINITY;
   #error: unknown;
   #closed = false;
+  #ending = false;
 
   private constructor(
     private readonly fd: number,
@@ -90,10 +91,22 @@ export class DurableAppender {
     });
   }
 
+  /**
+   * No more text is coming (the run is ending): from now on a sync starts as soon as one is wanted,
+   * instead of waiting to group it with later lines.
+   */
+  ending(): void {
+    this.#ending = true;
+    if (!this.#timer) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#sync();
+  }
+
   #schedule(): void {
     if (this.#syncing || this.#timer) return;
     const wait = this.#lastSync + this.syncEveryMs - performance.now();
-    if (wait > 0 && !this.#closed) {
+    if (wait > 0 && !this.#closed && !this.#ending) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
         this.#sync();

@@ -13,7 +13,7 @@ import { describeReadError } from '../io/files.js';
 import { resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
 import type { PreviousResults } from './previous-results.js';
-import { readCsv, readJsonl } from './readers.js';
+import { type RawItem, readCsv, readJsonl } from './readers.js';
 import type { SpoolWriter } from './spool.js';
 
 /** The flags the defaults come from. */
@@ -120,18 +120,28 @@ export interface Prepared {
 /**
  * What makes two records the same envelope for the same person: template, signatory email (any
  * case) and merge data (in any order). A 53-bit hash of it, so 100k records cost a few MB, and
- * cheap: a cryptographic hash here was the validation pass's largest cost. Two different records
- * share a key about once in 10^16 pairs, and would only be warned about as duplicates.
+ * cheap: a cryptographic hash here was the validation pass's largest cost, and the JSON text of
+ * sorted entries that followed it the next largest. Two different records share a key about once
+ * in 10^16 pairs, and would only be warned about as duplicates.
  */
 export function duplicateKey(request: {
   template_id: string;
   signatory: { email: string };
   merge_data?: Record<string, unknown> | undefined;
 }): number {
-  const merge = Object.entries(request.merge_data ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return hash53(
-    JSON.stringify([request.template_id.toUpperCase(), request.signatory.email.toLowerCase(), merge]),
-  );
+  const merge = request.merge_data ?? {};
+  const keys = Object.keys(merge);
+  let sorted = true;
+  for (let i = 1; sorted && i < keys.length; i++) sorted = (keys[i - 1] as string) < (keys[i] as string);
+  if (!sorted) keys.sort();
+  // Every part after its length: no two different records can give the same text.
+  const email = request.signatory.email.toLowerCase();
+  let text = `${request.template_id.toUpperCase()}${email.length}:${email}`;
+  for (const key of keys) {
+    const value = String(merge[key]);
+    text += `${key.length}:${key}${value.length}:${value}`;
+  }
+  return hash53(text);
 }
 
 /**
@@ -198,20 +208,19 @@ export async function prepare(
     prepared.duplicateCount++;
     if (prepared.duplicates.length < MAX_LISTED_DUPLICATES) prepared.duplicates.push(text);
   };
-  for await (const item of records) {
-    if (signal.aborted)
-      throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
+  /** Checks one record, and spools it when it is to be sent. */
+  const take = (item: RawItem) => {
     prepared.total++;
     const before = previous.get(item.line);
     if (before && before.state !== 'failed') settledLines.add(item.line);
     if ('problem' in item) {
       report(item.line, item.problem);
-      continue;
+      return;
     }
     const found: Problems = [];
     const request = buildBatchRequest(item.record, defaults, format, found);
     for (const problem of found) report(item.line, problem);
-    if (!request) continue;
+    if (!request) return;
     const body = JSON.stringify(request);
     const print = fingerprintOf(body);
     if (before && before.state !== 'failed' && before.fingerprint !== print) {
@@ -228,13 +237,18 @@ export async function prepare(
     if (createdAt !== undefined && createdAt !== item.line && before?.state !== 'created') {
       duplicate(`line ${item.line}: identical to the record created at line ${createdAt} by the earlier run`);
     }
-    if (prepared.problemCount > 0) continue; // nothing will be sent: no need to spool
+    if (prepared.problemCount > 0) return; // nothing will be sent: no need to spool
     if (before?.state === 'created') prepared.skipped++;
     else if (before?.state === 'unknown' && !retryUnknown) prepared.unknown++;
     else {
       prepared.toSend++;
       spool?.add(item.line, print, body);
     }
+  };
+  for await (const group of records) {
+    if (signal.aborted)
+      throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
+    for (const item of group) take(item);
   }
   // A settled line with no record any more: lines were removed or joined, so records have moved,
   // and one that was created could now stand at a line that reads as never sent.

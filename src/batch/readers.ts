@@ -1,11 +1,13 @@
-// Streaming readers for batch input. Each yields one item per record with the line number where the
-// record starts, holding either the raw record or what is wrong with it. Nothing is kept in memory.
+// Streaming readers for batch input. Each yields items in groups (a group per chunk of input read, so
+// that a reader of 100k records does not pay an asynchronous step for each); an item per record,
+// with the line number where the record starts, holding either the raw record or what is wrong
+// with it. Nothing is kept in memory.
 import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import { setMergeField } from '../envelope/request.js';
 import { CheckedLines, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
 import { parseJsonText } from '../io/json.js';
-import { readLines } from '../io/lines.js';
+import { readLineGroups } from '../io/lines.js';
 
 export type RawItem = { line: number; record: unknown } | { line: number; problem: string };
 
@@ -13,21 +15,24 @@ export type RawItem = { line: number; record: unknown } | { line: number; proble
  * JSON Lines: one JSON object a line; blank lines are skipped; a UTF-8 BOM and CRLF are fine. A
  * line that is not UTF-8, or longer than MAX_INPUT_RECORD_BYTES, is a problem of its own.
  */
-export async function* readJsonl(input: Readable): AsyncGenerator<RawItem> {
+export async function* readJsonl(input: Readable): AsyncGenerator<RawItem[]> {
   const checked = input.pipe(new CheckedLines());
   input.once('error', (error) => checked.destroy(error)); // a read error ends the loop below with it
-  const lines = readLines(checked);
   let line = 0;
-  for await (const raw of lines) {
-    line++;
-    if (checked.nextProblemLine <= line) yield* checked.problemsBefore(line + 1);
-    const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-    if (text.trim() === '') continue;
-    const parsed = parseJsonText(text);
-    if (parsed.ok) yield { line, record: parsed.value };
-    else yield { line, problem: `invalid JSON at ${parsed.problem.replace(/^line 1, /, '')}` };
+  for await (const texts of readLineGroups(checked)) {
+    const items: RawItem[] = [];
+    for (const raw of texts) {
+      line++;
+      if (checked.nextProblemLine <= line) items.push(...checked.problemsBefore(line + 1));
+      const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+      if (text.trim() === '') continue;
+      const parsed = parseJsonText(text);
+      if (parsed.ok) items.push({ line, record: parsed.value });
+      else items.push({ line, problem: `invalid JSON at ${parsed.problem.replace(/^line 1, /, '')}` });
+    }
+    yield items;
   }
-  yield* checked.problemsBefore();
+  yield [...checked.problemsBefore()];
 }
 
 /** The columns of a CSV that are not merge fields. */
@@ -43,7 +48,7 @@ export const RESERVED_COLUMNS = [
  * CSV with a header row, through csv-parse: quoted fields with commas, quotes and newlines, a BOM,
  * CRLF. Each row becomes the JSON Lines shape; empty cells count as absent, so defaults apply.
  */
-export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
+export async function* readCsv(input: Readable): AsyncGenerator<RawItem[]> {
   const checked = new CheckedLines({ mask: true });
   const normalised = crlfToLf();
   const parser = input
@@ -64,53 +69,84 @@ export async function* readCsv(input: Readable): AsyncGenerator<RawItem> {
     parser.destroy(error);
   });
   let header: string[] | undefined;
+  /** The items of one parsed record (a problem of an earlier line first); false after the header's problem. */
+  const itemsOf = (item: { record: string[]; info: { lines: number } }, items: RawItem[]): boolean => {
+    // info.lines is the line the record ends on; newlines inside quoted fields took it there.
+    const breaks = normalised.lineBreak;
+    const newlines = item.record.reduce((sum, field) => sum + countLineBreaks(field, breaks), 0);
+    const line = item.info.lines - newlines;
+    if (checked.nextProblemLine <= item.info.lines) {
+      // A line of this record (or an earlier, blank one) was bad: the problem stands for it.
+      let ownLine = false;
+      for (const problem of checked.problemsBefore(item.info.lines + 1)) {
+        ownLine ||= problem.line >= line;
+        items.push(problem);
+      }
+      if (ownLine) return header !== undefined; // the header row itself ends the file
+    }
+    if (!header) {
+      header = item.record.map((name) => name.trim());
+      const problem = checkHeader(header);
+      if (problem) items.push({ line, problem });
+      return !problem;
+    }
+    if (item.record.length !== header.length) {
+      items.push({
+        line,
+        problem: `expected ${header.length} columns as in the header, found ${item.record.length}`,
+      });
+    } else items.push({ line, record: rowToRecord(header, item.record) });
+    return true;
+  };
   try {
-    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      // info.lines is the line the record ends on; newlines inside quoted fields took it there.
-      const breaks = normalised.lineBreak;
-      const newlines = item.record.reduce((sum, field) => sum + countLineBreaks(field, breaks), 0);
-      const line = item.info.lines - newlines;
-      if (checked.nextProblemLine <= item.info.lines) {
-        // A line of this record (or an earlier, blank one) was bad: the problem stands for it.
-        let ownLine = false;
-        for (const problem of checked.problemsBefore(item.info.lines + 1)) {
-          ownLine ||= problem.line >= line;
-          yield problem;
-        }
-        if (ownLine && !header) return; // the header row itself
-        if (ownLine) continue;
+    for await (const records of inGroups<{ record: string[]; info: { lines: number } }>(parser)) {
+      const items: RawItem[] = [];
+      for (const record of records) {
+        if (itemsOf(record, items)) continue;
+        yield items;
+        return;
       }
-      if (!header) {
-        header = item.record.map((name) => name.trim());
-        const problem = checkHeader(header);
-        if (problem) {
-          yield { line, problem };
-          return;
-        }
-        continue;
-      }
-      if (item.record.length !== header.length) {
-        yield {
-          line,
-          problem: `expected ${header.length} columns as in the header, found ${item.record.length}`,
-        };
-        continue;
-      }
-      yield { line, record: rowToRecord(header, item.record) };
+      yield items;
     }
   } catch (error) {
     if (error === readError) throw error; // the file, not its records
-    yield* checked.problemsBefore();
     const { lines, message, code } = error as { lines?: number; message: string; code?: string };
-    yield {
-      line: lines ?? 0,
-      problem:
-        code === 'CSV_MAX_RECORD_SIZE'
-          ? `the record is larger than ${MAX_INPUT_RECORD_TEXT}, the most one record may hold (an unclosed quote?)`
-          : `CSV cannot be read: ${message}`,
-    };
+    yield [
+      ...checked.problemsBefore(),
+      {
+        line: lines ?? 0,
+        problem:
+          code === 'CSV_MAX_RECORD_SIZE'
+            ? `the record is larger than ${MAX_INPUT_RECORD_TEXT}, the most one record may hold (an unclosed quote?)`
+            : `CSV cannot be read: ${message}`,
+      },
+    ];
   }
-  yield* checked.problemsBefore();
+  yield [...checked.problemsBefore()];
+}
+
+/**
+ * The objects of an object-mode stream, every one it holds at a time: `for await` over the stream
+ * itself takes one an asynchronous step.
+ */
+async function* inGroups<T>(stream: Readable): AsyncGenerator<T[]> {
+  const iterator = stream[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const first = await iterator.next();
+      if (first.done) return;
+      const group: T[] = [first.value as T];
+      // What the stream already holds is read at once; the iterator reads the same way, so the two agree.
+      while (stream.readableLength > 0) {
+        const next: unknown = stream.read();
+        if (next === null) break;
+        group.push(next as T);
+      }
+      yield group;
+    }
+  } finally {
+    await iterator.return?.(); // stopped early (a bad header): the stream is destroyed, as `for await` does
+  }
 }
 
 function checkHeader(header: string[]): string | undefined {

@@ -30,6 +30,8 @@ export interface ResultSink {
   write(text: string): void;
   /** Resolves once every line written so far is stored for good (synced, for a file). */
   flushed(): Promise<void>;
+  /** No more lines will come: store what is written now, without waiting for the next grouped sync. */
+  finish?(): void;
   /** While the reader is behind, a promise to wait for before sending more; otherwise undefined. */
   ready?(): Promise<void> | undefined;
   /** The error that broke it (a closed pipe, a full disk), once it broke. */
@@ -349,6 +351,7 @@ export async function runBatch(
   } finally {
     options.signal.removeEventListener('abort', onInterrupt);
     await feed.settle();
+    sink.finish?.();
     while (syncing) await syncing;
   }
   if (failure !== undefined) throw failure;

@@ -70,6 +70,7 @@ export function fileSink(file: DurableAppender, secrets: ReadonlySet<string>): R
   return {
     write: (text) => file.write(secrets.size === 0 ? text : redact(text, secrets)),
     flushed: () => file.flushed(),
+    finish: () => file.ending(),
     broken: () => (file.failed ? true : undefined),
   };
 }

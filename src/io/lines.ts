@@ -10,25 +10,36 @@ import { StringDecoder } from 'node:string_decoder';
  * "\r\n" or a lone "\r") and nowhere else; a last line without a break is a line too.
  */
 export async function* readLines(input: Readable): AsyncGenerator<string> {
+  for await (const group of readLineGroups(input)) yield* group;
+}
+
+/**
+ * readLines a group at a time: the lines each chunk of input completes. A reader of many small
+ * lines (a batch's input) pays one asynchronous step a chunk instead of one a line.
+ */
+export async function* readLineGroups(input: Readable): AsyncGenerator<string[]> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
+  /** The lines of `text` whose break starts before `usable`; what is left goes to `rest`. */
+  const split = (text: string, usable: number): string[] => {
+    const BREAK = /\r\n|\r|\n/g;
+    const group: string[] = [];
+    let start = 0;
+    for (let match = BREAK.exec(text); match !== null && match.index < usable; match = BREAK.exec(text)) {
+      group.push(text.slice(start, match.index));
+      start = match.index + match[0].length;
+    }
+    rest = text.slice(start);
+    return group;
+  };
   for await (const chunk of input) {
     const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
     // A "\r" at the very end may be the first half of "\r\n": decide when the next chunk comes.
-    rest = yield* lines(text, text.endsWith('\r') ? text.length - 1 : text.length);
+    const group = split(text, text.endsWith('\r') ? text.length - 1 : text.length);
+    if (group.length > 0) yield group;
   }
   const text = rest + decoder.end();
-  rest = yield* lines(text, text.length);
-  if (rest !== '') yield rest;
-}
-
-/** Yields the lines of `text` whose break starts before `usable`; returns what is left. */
-function* lines(text: string, usable: number): Generator<string, string> {
-  const BREAK = /\r\n|\r|\n/g; // one a call: lines() pauses at each yield, and others may run meanwhile
-  let start = 0;
-  for (let match = BREAK.exec(text); match !== null && match.index < usable; match = BREAK.exec(text)) {
-    yield text.slice(start, match.index);
-    start = match.index + match[0].length;
-  }
-  return text.slice(start);
+  const group = split(text, text.length);
+  if (rest !== '') group.push(rest);
+  if (group.length > 0) yield group;
 }

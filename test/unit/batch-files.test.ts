@@ -89,6 +89,27 @@ describe('DurableAppender', () => {
     expect(() => file.write('four\n')).toThrow(/closed/);
   });
 
+  it('groups syncs while lines come, and syncs at once once told the run is ending', async () => {
+    const path = join(folder(), 'results.jsonl');
+    const file = DurableAppender.open(path, { syncEveryMs: 60_000 });
+    await file.append('one\n'); // the first sync goes at once
+    let synced = false;
+    const second = file.append('two\n').then(() => {
+      synced = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(synced).toBe(false); // grouped: waiting for the next sync a minute on
+    file.ending();
+    await second;
+    const third = file.append('three\n'); // after ending(), no waiting either
+    await Promise.race([
+      third,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('still waiting')), 5_000)),
+    ]);
+    await file.close();
+    expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
   it('appends after what is there, and truncates when asked', async () => {
     const path = join(folder(), 'journal');
     writeFileSync(path, 'old\n');

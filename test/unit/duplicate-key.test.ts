@@ -44,6 +44,20 @@ describe('duplicateKey', () => {
     );
   });
 
+  it('merge fields are kept apart: a key, a value or the email cannot spill into the next part', () => {
+    const template = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+    const keys = [
+      duplicateKey(record(template, 'a@example.com', { ab: 'c' })),
+      duplicateKey(record(template, 'a@example.com', { a: 'bc' })),
+      duplicateKey(record(template, 'a@example.com', { a: '1:b1:c' })),
+      duplicateKey(record(template, 'a@example.com', { a: '1', b: 'c' })),
+      duplicateKey(record(template, 'a@example.com1:', { a: '1' })),
+      duplicateKey(record(template, 'a@example.com', {})),
+      duplicateKey(record(template, 'a@example.com', { '': '' })),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
   it('hash53: no collision among 300,000 near-identical records, and every key is a safe integer', () => {
     const seen = new Set<number>();
     for (let i = 0; i < 300_000; i++) {

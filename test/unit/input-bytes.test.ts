@@ -55,9 +55,9 @@ async function check(
   return { out: Buffer.concat(out), problems: [...guard.problemsBefore()] };
 }
 
-async function collect(generator: AsyncGenerator<RawItem>): Promise<RawItem[]> {
+async function collect(generator: AsyncGenerator<RawItem[]>): Promise<RawItem[]> {
   const items: RawItem[] = [];
-  for await (const item of generator) items.push(item);
+  for await (const group of generator) items.push(...group);
   return items;
 }
 

@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type RawItem, readCsv, readJsonl } from '../../src/batch/readers.js';
 
-async function collect(generator: AsyncGenerator<RawItem>): Promise<RawItem[]> {
+async function collect(generator: AsyncGenerator<RawItem[]>): Promise<RawItem[]> {
   const items: RawItem[] = [];
-  for await (const item of generator) items.push(item);
+  for await (const group of generator) items.push(...group);
   return items;
 }
 
