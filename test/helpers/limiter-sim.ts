@@ -17,7 +17,8 @@ export function simulate(options: {
   /** When after the send the server counts the request (default: half the latency). The sandbox
    * waits out its --latency first, then counts and answers at once: the whole latency. */
   countedAfterMs?: number;
-  start?: number;
+  /** How far into a window the run starts (the windows fall on whole multiples of windowMs). */
+  phaseMs?: number;
   /** Timers that fire late, as on a loaded machine: each wait ends up to this much late (seeded). */
   lateMs?: number;
   /** Work that takes longer for some requests: each answer comes up to this much later (seeded), so
@@ -25,7 +26,7 @@ export function simulate(options: {
   workMs?: number;
   ceiling?: { count: number; perMs: number };
 }) {
-  const start = options.start ?? 1_700_000_000_000;
+  const start = 1_700_000_000_000 + (options.phaseMs ?? 0);
   const limiter = new RateLimiter(start, { ceiling: options.ceiling, concurrency: options.concurrency });
   type Event = {
     at: number;

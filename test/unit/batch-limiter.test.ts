@@ -3,6 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { Pacer, parseDuration, parseRate, RateLimiter } from '../../src/batch/limiter.js';
 import { simulate } from '../helpers/limiter-sim.js';
 
+type SimOptions = Parameters<typeof simulate>[0];
+
+/** The issue's case: 50 a second in 1 s windows, answers in 50 ms, 1,000 records; `options` add or override. */
+const fiftyASecond = (options: Pick<SimOptions, 'style' | 'concurrency'> & Partial<SimOptions>) =>
+  simulate({ limit: 50, windowMs: 1000, records: 1000, latencyMs: 50, ...options });
+
 describe('rate limiter (virtual clock)', () => {
   for (const style of ['x-ratelimit', 'ietf'] as const) {
     for (const concurrency of [1, 16, 64]) {
@@ -29,16 +35,7 @@ describe('rate limiter (virtual clock)', () => {
     it(`${style}: a server that counts each request a round trip after it left gets its whole quota every window, whatever the phase`, () => {
       fc.assert(
         fc.property(fc.integer({ min: 0, max: 999 }), fc.constantFrom(4, 16, 64), (offset, concurrency) => {
-          const run = simulate({
-            limit: 50,
-            windowMs: 1000,
-            style,
-            records: 1000,
-            concurrency,
-            latencyMs: 50,
-            countedAfterMs: 50,
-            start: 1_700_000_000_000 + offset,
-          });
+          const run = fiftyASecond({ style, concurrency, countedAfterMs: 50, phaseMs: offset });
           expect(run.created).toBe(1000);
           expect(run.rejected).toBe(0);
           expect(run.share).toBeGreaterThanOrEqual(share);
@@ -64,7 +61,7 @@ describe('rate limiter (virtual clock)', () => {
             latencyMs: 20,
             countedAfterMs: 10,
             workMs: 300,
-            start: 1_700_000_000_000 + offset,
+            phaseMs: offset,
           });
           expect(run.created).toBe(600);
           expect(run.rejected).toBeLessThanOrEqual(1);
@@ -77,23 +74,8 @@ describe('rate limiter (virtual clock)', () => {
 
   it('timers that fire a little late (as every timer does) do not slow the pace down', () => {
     for (const style of ['x-ratelimit', 'ietf', 'none'] as const) {
-      const exact = simulate({
-        limit: 50,
-        windowMs: 1000,
-        style,
-        records: 1000,
-        concurrency: 16,
-        latencyMs: 50,
-      });
-      const late = simulate({
-        limit: 50,
-        windowMs: 1000,
-        style,
-        records: 1000,
-        concurrency: 16,
-        latencyMs: 50,
-        lateMs: 2,
-      });
+      const exact = fiftyASecond({ style, concurrency: 16 });
+      const late = fiftyASecond({ style, concurrency: 16, lateMs: 2 });
       expect(late.share).toBeGreaterThanOrEqual(exact.share - 0.005);
     }
   });
@@ -108,7 +90,7 @@ describe('rate limiter (virtual clock)', () => {
         records: 200,
         concurrency: 64,
         latencyMs: 50,
-        start: 1_700_000_000_000 + offset,
+        phaseMs: offset,
       });
       expect(run.created).toBe(200);
       expect(run.rejected).toBeLessThanOrEqual(40);
@@ -154,15 +136,7 @@ describe('rate limiter (virtual clock)', () => {
   it('x-ratelimit, concurrency 64, whatever the phase of the windows: at least 95% of the limit, at most one 429 a window', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 999 }), (offset) => {
-        const run = simulate({
-          limit: 50,
-          windowMs: 1000,
-          style: 'x-ratelimit',
-          records: 1000,
-          concurrency: 64,
-          latencyMs: 50,
-          start: 1_700_000_000_000 + offset,
-        });
+        const run = fiftyASecond({ style: 'x-ratelimit', concurrency: 64, phaseMs: offset });
         expect(run.created).toBe(1000);
         expect(run.rejected).toBeLessThanOrEqual(run.windowsTouched);
         expect(run.share).toBeGreaterThanOrEqual(0.95);
@@ -181,15 +155,7 @@ describe('rate limiter (virtual clock)', () => {
         fc.constantFrom(16, 64),
         fc.constantFrom(1000, 5000),
         (offset, concurrency, windowMs) => {
-          const run = simulate({
-            limit: 50,
-            windowMs,
-            style: 'none',
-            records: 1000,
-            concurrency,
-            latencyMs: 50,
-            start: 1_700_000_000_000 + offset,
-          });
+          const run = fiftyASecond({ windowMs, style: 'none', concurrency, phaseMs: offset });
           expect(run.created).toBe(1000);
           expect(run.rejected).toBeLessThanOrEqual(3 * run.windowsTouched);
           expect(run.share).toBeGreaterThanOrEqual(0.75);
@@ -221,16 +187,7 @@ describe('rate limiter (virtual clock)', () => {
 
   for (const style of ['x-ratelimit', 'ietf'] as const) {
     it(`${style}, concurrency 64, timers up to 50 ms late (a loaded machine): at least 95% of the limit, at most one 429 a window`, () => {
-      const run = simulate({
-        limit: 50,
-        windowMs: 1000,
-        style,
-        records: 1000,
-        concurrency: 64,
-        latencyMs: 50,
-        countedAfterMs: 49,
-        lateMs: 50,
-      });
+      const run = fiftyASecond({ style, concurrency: 64, countedAfterMs: 49, lateMs: 50 });
       expect(run.created).toBe(1000);
       expect(run.rejected).toBeLessThanOrEqual(run.windowsTouched);
       expect(run.share).toBeGreaterThanOrEqual(0.95);
@@ -288,14 +245,7 @@ describe('rate limiter (virtual clock)', () => {
 
   for (const concurrency of [1, 16, 64]) {
     it(`no headers, concurrency ${concurrency}: learns the limit from 429s and keeps them rare`, () => {
-      const run = simulate({
-        limit: 50,
-        windowMs: 1000,
-        style: 'none',
-        records: 1000,
-        concurrency,
-        latencyMs: 50,
-      });
+      const run = fiftyASecond({ style: 'none', concurrency });
       expect(run.created).toBe(1000);
       if (concurrency > 1) {
         expect(run.rejected / run.windowsTouched).toBeLessThanOrEqual(3);
@@ -374,7 +324,7 @@ describe('rate limiter (virtual clock)', () => {
             records: limit * 3,
             concurrency,
             latencyMs,
-            start: 1_700_000_000_000 + offset,
+            phaseMs: offset,
           });
           expect(run.created).toBe(limit * 3);
           expect(run.rejected).toBeLessThanOrEqual(2 * run.windowsTouched);
