@@ -69,7 +69,7 @@ export async function* readCsv(input: Readable): AsyncGenerator<RawItem[]> {
     parser.destroy(error);
   });
   let header: string[] | undefined;
-  /** The items of one parsed record (a problem of an earlier line first); false after the header's problem. */
+  /** Adds the items of one parsed record (problems of earlier lines first); false when reading ends there (a bad header row). */
   const itemsOf = (item: { record: string[]; info: { lines: number } }, items: RawItem[]): boolean => {
     // info.lines is the line the record ends on; newlines inside quoted fields took it there.
     const breaks = normalised.lineBreak;
