@@ -235,7 +235,7 @@ async function sendAll(
     const token = settings.token.value;
     const secrets = new Set(token ? [token] : []);
     const results = output
-      ? DurableAppender.open(output, { syncEveryMs: RESULTS_SYNC_EVERY_MS, mode: 0o600 })
+      ? DurableAppender.open(output, { syncEveryMs: RESULTS_SYNC_EVERY_MS, mode: 0o600, gather: true })
       : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
     const journal = journalPath ? await IntentJournal.create(journalPath) : undefined;

@@ -59,6 +59,10 @@ function sameBoot(written: string | null, now: string): boolean {
 }
 
 export class IntentJournal {
+  /** Sent notes waiting for this turn's write, and the promise of that write. */
+  #notes = '';
+  #noting: Promise<void> | undefined;
+
   private constructor(private readonly file: DurableAppender) {}
 
   /** Starts an empty journal for this run (mode 0600: it names records of the input). */
@@ -78,9 +82,28 @@ export class IntentJournal {
     return this.file.append(text);
   }
 
-  /** Notes, just before it leaves, that the request for `line` is being sent. Throws if it cannot. */
-  sent(line: number, offset: number): void {
-    this.file.write(`${formatSentNote({ sent: line, offset })}\n`);
+  /**
+   * Notes that the request for `line` is about to leave; it may leave once the promise resolves,
+   * and must not if it rejects (the note could not be written: a full disk). The notes of one turn
+   * of the event loop go out in one write, not one each: a batch sends thousands a second, and each
+   * write(2) to a journalled file system costs more than the rest of the note.
+   */
+  sent(line: number, offset: number): Promise<void> {
+    this.#notes += `${formatSentNote({ sent: line, offset })}\n`;
+    this.#noting ??= new Promise((resolve, reject) =>
+      setImmediate(() => {
+        const notes = this.#notes;
+        this.#notes = '';
+        this.#noting = undefined;
+        try {
+          this.file.write(notes);
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
+    return this.#noting;
   }
 
   close(): Promise<void> {

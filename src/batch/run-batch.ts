@@ -26,7 +26,7 @@ import type { SpooledRecord } from './spool.js';
 export type BatchRecord = SpooledRecord;
 
 export interface ResultSink {
-  /** Stores a result line (for a file: written at once). Throws if it cannot. */
+  /** Stores a result line (a file gathers the lines of a turn into one write). Throws if it cannot. */
   write(text: string): void;
   /** Resolves once every line written so far is stored for good (synced, for a file). */
   flushed(): Promise<void>;
@@ -45,8 +45,8 @@ export interface ResultSink {
 export interface BatchJournal {
   /** Resolves once it is on disk that these records may be sent. */
   reserve(records: readonly BatchRecord[]): Promise<void>;
-  /** Notes that the request for `record` is leaving now (throws if that cannot be written). */
-  sent(record: BatchRecord): void;
+  /** Notes that the request for `record` is leaving: it may leave once this resolves, never if it rejects. */
+  sent(record: BatchRecord): Promise<void>;
 }
 
 export interface BatchOptions {
@@ -200,7 +200,7 @@ export async function runBatch(
       if (rateLimited) rateWaitedMs += clock() - asked;
       let response: Awaited<ReturnType<ApiClient['sendCreate']>>;
       try {
-        journal?.sent(record);
+        if (journal) await journal.sent(record);
       } catch (error) {
         // The journal could not note it (a full disk): so it is not sent.
         pacer.lost();

@@ -63,8 +63,9 @@ export function stdoutSink(stdout: OutputStream): ResultSink {
 }
 
 /**
- * Results in the --output file, through the same token redaction as stdout. A line whose write
- * failed is not in it; run-batch keeps it.
+ * Results in the --output file, through the same token redaction as stdout. The file gathers the
+ * lines of a turn of the event loop into one write: when that write fails, the lines it could not
+ * store are `unread`, and run-batch reports them; a line refused at once is kept by run-batch.
  */
 export function fileSink(file: DurableAppender, secrets: ReadonlySet<string>): ResultSink {
   return {
@@ -72,5 +73,7 @@ export function fileSink(file: DurableAppender, secrets: ReadonlySet<string>): R
     flushed: () => file.flushed(),
     finish: () => file.ending(),
     broken: () => (file.failed ? true : undefined),
+    onBroken: (listener) => file.onFailure(listener),
+    unread: () => file.lost(),
   };
 }

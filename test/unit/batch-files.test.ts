@@ -110,6 +110,35 @@ describe('DurableAppender', () => {
     expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nthree\n');
   });
 
+  it('with gather, the lines of one turn go out in one write; end counts them at once', async () => {
+    const path = join(folder(), 'results.jsonl');
+    const file = DurableAppender.open(path, { gather: true });
+    file.write('one\n');
+    file.write('twø\n');
+    expect(file.end).toBe(9);
+    expect(readFileSync(path, 'utf8')).toBe(''); // written at the end of the turn
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(path, 'utf8')).toBe('one\ntwø\n');
+    file.write('three\n');
+    await file.flushed(); // writes what is gathered, then syncs
+    expect(readFileSync(path, 'utf8')).toBe('one\ntwø\nthree\n');
+    await file.close();
+  });
+
+  it('with gather, a failed write is reported, with the lines it kept from the file', async () => {
+    const file = DurableAppender.open('/dev/full', { gather: true });
+    const failures: unknown[] = [];
+    file.onFailure((error) => failures.push(error));
+    file.write('{"line":1}\n');
+    file.write('{"line":2}\n');
+    await expect(file.flushed()).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(failures).toMatchObject([{ code: 'ENOSPC' }]);
+    expect(file.lost()).toEqual(['{"line":1}', '{"line":2}']);
+    expect(file.failed).toBe(true);
+    expect(() => file.write('{"line":3}\n')).toThrow(/ENOSPC|no space/i);
+    await file.close();
+  });
+
   it('appends after what is there, and truncates when asked', async () => {
     const path = join(folder(), 'journal');
     writeFileSync(path, 'old\n');
@@ -142,8 +171,7 @@ describe('intent journal', () => {
       ],
       0,
     );
-    journal.sent(2, 0);
-    journal.sent(3, 40);
+    await Promise.all([journal.sent(2, 0), journal.sent(3, 40)]);
     await journal.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
     writeFileSync(path, '{"sent":5,"off', { flag: 'a' });
@@ -154,6 +182,20 @@ describe('intent journal', () => {
       { line: 2, fingerprint: 'f2', offset: 0 },
       { line: 3, fingerprint: 'f3', offset: 40 },
     ]);
+  });
+
+  it('sent notes of one turn go out in one write, before any of them resolves; a failed write rejects them all', async () => {
+    const path = join(folder(), 'out.jsonl.pending');
+    const journal = await IntentJournal.create(path, 'linux:boot-a');
+    const before = readFileSync(path, 'utf8');
+    const notes = [journal.sent(1, 0), journal.sent(2, 7)];
+    expect(readFileSync(path, 'utf8')).toBe(before); // not yet written: neither request may leave
+    await Promise.all(notes);
+    expect(readFileSync(path, 'utf8')).toBe(`${before}{"sent":1,"offset":0}\n{"sent":2,"offset":7}\n`);
+    await journal.close();
+    const failed = await Promise.allSettled([journal.sent(3, 7), journal.sent(4, 7)]);
+    expect(failed.map((note) => note.status)).toEqual(['rejected', 'rejected']);
+    expect(readFileSync(path, 'utf8')).toBe(`${before}{"sent":1,"offset":0}\n{"sent":2,"offset":7}\n`);
   });
 
   const journal: JournalContents = {

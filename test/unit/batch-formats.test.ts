@@ -168,7 +168,7 @@ describe('journal entries', () => {
           const path = join(folder(), 'out.jsonl.pending');
           const journal = await IntentJournal.create(path, 'linux:boot-x');
           await journal.reserve(records, at);
-          for (const record of records) journal.sent(record.line, at + 1);
+          await Promise.all(records.map((record) => journal.sent(record.line, at + 1)));
           await journal.close();
           const contents = await readJournal(path);
           expect(contents.boot).toBe('linux:boot-x');
