@@ -27,8 +27,9 @@ export class DurableAppender {
   /** With `gather`: texts waiting for this turn's write, and the lines a failed write lost. */
   #gathered: string[] = [];
   #lost: string[] = [];
-  #writtenBeforeError = 0;
   #onFailure: ((error: unknown) => void)[] = [];
+  /** Those waiting for the gathered texts to be written (not synced). */
+  #writeWaiters: { done: () => void; fail: (error: unknown) => void }[] = [];
 
   private constructor(
     private readonly fd: number,
@@ -84,13 +85,25 @@ export class DurableAppender {
   write(text: string): void {
     if (this.#closed) throw new Error(`${this.path} is closed`);
     if (this.#error !== undefined) throw this.#error;
-    if (!this.gather) {
-      this.#writeNow(text);
+    if (this.gather) {
+      if (this.#gathered.length === 0) setImmediate(() => this.#writeGathered());
+      this.#gathered.push(text);
+      this.#end += Buffer.byteLength(text);
       return;
     }
-    if (this.#gathered.length === 0) setImmediate(() => this.#writeGathered());
-    this.#gathered.push(text);
-    this.#end += Buffer.byteLength(text);
+    const bytes = Buffer.from(text);
+    if (this.#writeAll(bytes) < bytes.length) throw this.#error;
+    this.#end += bytes.length;
+  }
+
+  /**
+   * Resolves once everything written so far is in the file (not yet synced: it survives the process
+   * being killed); rejects if that write fails. At once without `gather`, where writes are at once.
+   */
+  written(): Promise<void> {
+    if (this.#error !== undefined) return Promise.reject(this.#error);
+    if (this.#gathered.length === 0) return Promise.resolve();
+    return new Promise((done, fail) => this.#writeWaiters.push({ done, fail }));
   }
 
   /** Calls `listener` when a gathered write fails. */
@@ -103,32 +116,32 @@ export class DurableAppender {
     return this.#lost;
   }
 
-  #writeNow(text: string): void {
-    const bytes = Buffer.from(text);
+  /** Writes `bytes`; returns how many of them got into the file (fewer once #error is set). */
+  #writeAll(bytes: Buffer): number {
     let at = 0;
     try {
       while (at < bytes.length) at += writeSync(this.fd, bytes, at);
     } catch (error) {
       this.#error = error;
-      this.#writtenBeforeError = at;
-      throw error;
     }
-    if (!this.gather) this.#end += bytes.length;
+    return at;
   }
 
   #writeGathered(): void {
     if (this.#gathered.length === 0 || this.#error !== undefined) return;
-    const text = this.#gathered.join('');
+    const bytes = Buffer.from(this.#gathered.join(''));
     this.#gathered = [];
-    try {
-      this.#writeNow(text);
-    } catch (error) {
-      // The lines after the last one the file got whole (a torn one is dropped on resume).
-      const bytes = Buffer.from(text);
-      const whole = bytes.subarray(0, this.#writtenBeforeError).lastIndexOf(10) + 1;
-      this.#lost = bytes.subarray(whole).toString().split('\n').filter(Boolean);
-      for (const listener of this.#onFailure.splice(0)) listener(error);
+    const waiters = this.#writeWaiters.splice(0);
+    const at = this.#writeAll(bytes);
+    if (at === bytes.length) {
+      for (const waiter of waiters) waiter.done();
+      return;
     }
+    // The lines after the last one the file got whole (a torn one is dropped on resume).
+    const whole = bytes.subarray(0, at).lastIndexOf(10) + 1;
+    this.#lost = bytes.subarray(whole).toString().split('\n').filter(Boolean);
+    for (const waiter of waiters) waiter.fail(this.#error);
+    for (const listener of this.#onFailure.splice(0)) listener(this.#error);
   }
 
   /** Resolves once everything written so far is synced to disk. */

@@ -59,15 +59,11 @@ function sameBoot(written: string | null, now: string): boolean {
 }
 
 export class IntentJournal {
-  /** Sent notes waiting for this turn's write, and the promise of that write. */
-  #notes = '';
-  #noting: Promise<void> | undefined;
-
   private constructor(private readonly file: DurableAppender) {}
 
   /** Starts an empty journal for this run (mode 0600: it names records of the input). */
   static async create(path: string, boot = currentBoot()): Promise<IntentJournal> {
-    const file = DurableAppender.open(path, { mode: 0o600, truncate: true });
+    const file = DurableAppender.open(path, { mode: 0o600, truncate: true, gather: true });
     await file.append(`${formatJournalHeader({ boot })}\n`);
     return new IntentJournal(file);
   }
@@ -89,21 +85,12 @@ export class IntentJournal {
    * write(2) to a journalled file system costs more than the rest of the note.
    */
   sent(line: number, offset: number): Promise<void> {
-    this.#notes += `${formatSentNote({ sent: line, offset })}\n`;
-    this.#noting ??= new Promise((resolve, reject) =>
-      setImmediate(() => {
-        const notes = this.#notes;
-        this.#notes = '';
-        this.#noting = undefined;
-        try {
-          this.file.write(notes);
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
-      }),
-    );
-    return this.#noting;
+    try {
+      this.file.write(`${formatSentNote({ sent: line, offset })}\n`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.file.written();
   }
 
   close(): Promise<void> {

@@ -117,7 +117,7 @@ describe('DurableAppender', () => {
     file.write('twø\n');
     expect(file.end).toBe(9);
     expect(readFileSync(path, 'utf8')).toBe(''); // written at the end of the turn
-    await new Promise((resolve) => setImmediate(resolve));
+    await file.written();
     expect(readFileSync(path, 'utf8')).toBe('one\ntwø\n');
     file.write('three\n');
     await file.flushed(); // writes what is gathered, then syncs
@@ -131,7 +131,9 @@ describe('DurableAppender', () => {
     file.onFailure((error) => failures.push(error));
     file.write('{"line":1}\n');
     file.write('{"line":2}\n');
+    const writing = file.written();
     await expect(file.flushed()).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(writing).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(failures).toMatchObject([{ code: 'ENOSPC' }]);
     expect(file.lost()).toEqual(['{"line":1}', '{"line":2}']);
     expect(file.failed).toBe(true);
