@@ -20,6 +20,7 @@ import {
   CreateEnvelopeResponse,
   describeIssues,
   type Envelope,
+  hotParser,
 } from './schemas.js';
 
 export const CREATE_ENVELOPE_PATH = '/native/envelopes/create';
@@ -207,6 +208,8 @@ function rateLimitHint(info: RateLimitInfo, now: Date): string {
   return ['Slow down, or retry later.', ...parts].join(' ');
 }
 
+const parseCreateResponse = hotParser(CreateEnvelopeResponse);
+
 /** Maps one answer to the create endpoint to an envelope or the contract's error. */
 export function interpretCreateResponse(
   response: HttpResponse,
@@ -230,7 +233,7 @@ export function interpretCreateResponse(
         ),
       );
     }
-    const parsed = CreateEnvelopeResponse.safeParse(data);
+    const parsed = parseCreateResponse(data);
     if (!parsed.success) {
       return fail(
         new BadResponseError(

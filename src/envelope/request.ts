@@ -2,7 +2,7 @@
 // every problem collected (not just the first), each naming where it came from.
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CreateEnvelopeRequest, describeIssues } from '../api/schemas.js';
+import { CreateEnvelopeRequest, describeIssues, hotParser } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
@@ -179,6 +179,8 @@ const FIELD_NAMES: Record<string, string> = {
   expires_in_days: '--expires-in-days',
 };
 
+const parseRequest = hotParser(CreateEnvelopeRequest);
+
 /**
  * Validates a request body with the wire schema. `names` maps wire paths to what the user wrote
  * (flag names for `create`, column or key names for `batch`).
@@ -189,7 +191,7 @@ export function validateRequest(
   names: Record<string, string> = FIELD_NAMES,
   prefix = '',
 ): CreateEnvelopeRequest | undefined {
-  const valid = CreateEnvelopeRequest.safeParse(body);
+  const valid = parseRequest(body);
   if (valid.success) return withProtoField(body, valid.data, problems, prefix);
   // Again with the inputs in the issues (slower; only for the message): "is required" needs them.
   const parsed = CreateEnvelopeRequest.safeParse(body, { reportInput: true });
