@@ -28,7 +28,6 @@ const mostly = <T>(usual: fc.Arbitrary<T>, unusual?: fc.Arbitrary<unknown>) =>
     arbitrary: anything,
     weight: 1,
   });
-const or = <T>(right: fc.Arbitrary<T>) => mostly(right);
 const ulidLike = mostly(fc.constantFrom(ULID, ULID.toLowerCase()), fc.stringMatching(/^[0-9A-Z]{25,27}$/));
 const timestamp = mostly(
   fc
@@ -49,16 +48,16 @@ const request = withExtras(
   fc.record(
     {
       template_id: ulidLike,
-      merge_data: or(
+      merge_data: mostly(
         fc.dictionary(
           fc.oneof({ arbitrary: fc.string({ minLength: 1 }), weight: 8 }, fc.constantFrom('__proto__', '')),
-          or(fc.string()),
+          mostly(fc.string()),
           {
             maxKeys: 4,
           },
         ),
       ),
-      signatory: or(
+      signatory: mostly(
         withExtras(
           fc.record(
             {
@@ -92,7 +91,7 @@ const response = withExtras(
   fc.record(
     {
       success: mostly(fc.constant(true), fc.constant(false)),
-      data: or(
+      data: mostly(
         withExtras(
           fc.record(
             {
@@ -117,19 +116,19 @@ const response = withExtras(
 const resultLine = withExtras(
   fc.record(
     {
-      line: or(fc.integer({ min: -1, max: 2 ** 40 })),
-      ok: or(fc.boolean()),
-      envelope_id: or(fc.string()),
-      signing_url: or(fc.string()),
-      request_id: or(fc.string()),
-      fingerprint: or(fc.string()),
-      error: or(
+      line: mostly(fc.integer({ min: -1, max: 2 ** 40 })),
+      ok: mostly(fc.boolean()),
+      envelope_id: mostly(fc.string()),
+      signing_url: mostly(fc.string()),
+      request_id: mostly(fc.string()),
+      fingerprint: mostly(fc.string()),
+      error: mostly(
         fc.record(
           {
-            code: or(fc.string()),
-            message: or(fc.string()),
-            status: or(fc.option(fc.integer({ min: 100, max: 599 }), { nil: null })),
-            details: or(fc.array(or(fc.string()), { maxLength: 2 })),
+            code: mostly(fc.string()),
+            message: mostly(fc.string()),
+            status: mostly(fc.option(fc.integer({ min: 100, max: 599 }), { nil: null })),
+            details: mostly(fc.array(mostly(fc.string()), { maxLength: 2 })),
           },
           { requiredKeys: [] },
         ),
@@ -142,12 +141,12 @@ const resultLine = withExtras(
 const journalLine = withExtras(
   fc.record(
     {
-      boot: or(fc.string()),
-      sent: or(fc.integer({ min: -1, max: 2 ** 40 })),
-      line: or(fc.integer({ min: -1, max: 2 ** 40 })),
-      fingerprint: or(fc.string()),
-      offset: or(fc.oneof(fc.integer({ min: -1, max: 2 ** 40 }), fc.double())),
-      reserved: or(fc.constant(true)),
+      boot: mostly(fc.string()),
+      sent: mostly(fc.integer({ min: -1, max: 2 ** 40 })),
+      line: mostly(fc.integer({ min: -1, max: 2 ** 40 })),
+      fingerprint: mostly(fc.string()),
+      offset: mostly(fc.oneof(fc.integer({ min: -1, max: 2 ** 40 }), fc.double())),
+      reserved: mostly(fc.constant(true)),
     },
     { requiredKeys: [] },
   ),
