@@ -121,8 +121,9 @@ export interface Prepared {
  * What makes two records the same envelope for the same person: template, signatory email (any
  * case) and merge data (in any order). A 53-bit hash of it, so 100k records cost a few MB, and
  * cheap: a cryptographic hash here was the validation pass's largest cost, and the JSON text of
- * sorted entries that followed it the next largest. Two different records share a key about once
- * in 10^16 pairs, and would only be warned about as duplicates.
+ * sorted entries that followed it the next largest. Each part goes into the hash after its length,
+ * so no part can run into the next, and no text of the parts is built. Two different records share
+ * a key about once in 10^16 pairs, and would only be warned about as duplicates.
  */
 export function duplicateKey(request: {
   template_id: string;
@@ -134,31 +135,50 @@ export function duplicateKey(request: {
   let sorted = true;
   for (let i = 1; sorted && i < keys.length; i++) sorted = (keys[i - 1] as string) < (keys[i] as string);
   if (!sorted) keys.sort();
-  // Every part after its length: no two different records can give the same text.
-  const email = request.signatory.email.toLowerCase();
-  let text = `${request.template_id.toUpperCase()}${email.length}:${email}`;
+  const hash = new Hash53();
+  hash.part(request.template_id.toUpperCase());
+  hash.part(request.signatory.email.toLowerCase());
   for (const key of keys) {
-    const value = String(merge[key]);
-    text += `${key.length}:${key}${value.length}:${value}`;
+    hash.part(key);
+    hash.part(String(merge[key]));
   }
-  return hash53(text);
+  return hash.digest();
 }
 
 /**
- * A 53-bit hash of `text` for telling records apart (not for anything an attacker chooses): two
- * 32-bit multiply-xor lanes over the UTF-16 code units, mixed into each other at the end.
+ * A 53-bit hash for telling texts apart (not for anything an attacker chooses): two 32-bit
+ * multiply-xor lanes over the UTF-16 code units, mixed into each other at the end.
  */
-export function hash53(text: string): number {
-  let a = 0x811c9dc5 ^ text.length;
-  let b = 0x9e3779b9 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
-    b = Math.imul(b ^ unit, 0x5bd1e995);
+class Hash53 {
+  #a = 0x811c9dc5;
+  #b = 0x9e3779b9;
+
+  /** Adds `text`'s length, then its code units. */
+  part(text: string): void {
+    let a = Math.imul(this.#a ^ text.length, 0x01000193);
+    let b = Math.imul(this.#b ^ text.length, 0x5bd1e995);
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      a = Math.imul(a ^ unit, 0x01000193);
+      b = Math.imul(b ^ unit, 0x5bd1e995);
+    }
+    this.#a = a;
+    this.#b = b;
   }
-  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b) ^ Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
-  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
-  return (b & 0x1fffff) * 0x100000000 + (a >>> 0);
+
+  digest(): number {
+    const a =
+      Math.imul(this.#a ^ (this.#a >>> 16), 0x85ebca6b) ^ Math.imul(this.#b ^ (this.#b >>> 13), 0xc2b2ae35);
+    const b = Math.imul(this.#b ^ (this.#b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+    return (b & 0x1fffff) * 0x100000000 + (a >>> 0);
+  }
+}
+
+/** The 53-bit hash of one text. */
+export function hash53(text: string): number {
+  const hash = new Hash53();
+  hash.part(text);
+  return hash.digest();
 }
 
 /**

@@ -231,6 +231,8 @@ function withProtoField(
   return { ...request, merge_data: mergeData };
 }
 
+/** The request as sent: the template id in upper case (a copy only when that changes it). */
 export function normalizeRequest(body: CreateEnvelopeRequest): CreateEnvelopeRequest {
-  return { ...body, template_id: body.template_id.toUpperCase() };
+  const templateId = body.template_id.toUpperCase();
+  return templateId === body.template_id ? body : { ...body, template_id: templateId };
 }
