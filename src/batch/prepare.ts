@@ -174,13 +174,6 @@ class Hash53 {
   }
 }
 
-/** The 53-bit hash of one text. */
-export function hash53(text: string): number {
-  const hash = new Hash53();
-  hash.part(text);
-  return hash.digest();
-}
-
 /**
  * The first pass: every record checked, and each one still to be sent written to the spool as the
  * exact body that passed. Nothing is kept in memory but counts and the first problems.
