@@ -107,17 +107,18 @@ export const COMPILE_AFTER = 32;
  * schema (`z.compile`: generated code for what it accepts; whatever that code rejects is parsed
  * again by the runtime parser, so the issues are the same). A cold batch of 10k records then spends
  * about half as long in zod. A command that parses a few values never pays the compile (~3 ms a
- * schema). test/unit/hot-parser.test.ts checks that both forms agree.
+ * schema). `params` reach the runtime parser (`reportInput`, say), which is all that reads them.
+ * test/unit/hot-parser.test.ts checks that both forms agree.
  */
 export function hotParser<T>(
   schema: z.ZodMiniType<T>,
   compileAfter = COMPILE_AFTER,
-): (value: unknown) => z.core.util.SafeParseResult<T> {
+): (value: unknown, params?: z.core.ParseContext<z.core.$ZodIssue>) => z.core.util.SafeParseResult<T> {
   let parses = 0;
   let compiled: z.ZodMiniType<T> | undefined;
-  return (value) => {
+  return (value, params) => {
     if (compiled === undefined && ++parses > compileAfter) compiled = z.compile(schema);
-    return (compiled ?? schema).safeParse(value);
+    return (compiled ?? schema).safeParse(value, params);
   };
 }
 

@@ -219,4 +219,16 @@ describe('hotParser', () => {
       issues: [{ path: ['data', 'signing_url'], message: 'must not contain control characters' }],
     });
   });
+  it('passes its params to the runtime parser, compiled or not: reportInput puts the input in the issues', () => {
+    const hot = hotParser(CreateEnvelopeRequest);
+    const missing = { template_id: ULID, merge_data: {}, signatory: { name: 'Ada' } };
+    for (let i = 0; i < COMPILE_AFTER + 8; i++) {
+      const parsed = hot(missing, { reportInput: true });
+      expect(parsed.success).toBe(false);
+      const issue = parsed.error?.issues[0];
+      expect(issue).toMatchObject({ code: 'invalid_type', path: ['signatory', 'email'] });
+      expect(issue).toHaveProperty('input', undefined);
+      expect(hot(missing).error?.issues[0]).not.toHaveProperty('input');
+    }
+  });
 });
