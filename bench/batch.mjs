@@ -291,8 +291,14 @@ export async function batchBench() {
     { ...none, ...m.autocannonFixed, serverUs: Number.NaN },
     'ends on a whole second: not a rate',
   );
+  // Each round's own ratio too: the two ran seconds apart, so a slow spell of the shared
+  // machine weighs on both sides of it alike.
+  const roundRatios = runs.batch.map((run, i) => run.rate / runs.bareUndici[i].rate);
   console.log(
     `  batch --output, whole process: ${((m.batch.rate / m.bareUndici.rate) * 100).toFixed(0)}% of the bare pool, ${((m.batch.rate / m.leanUndici.rate) * 100).toFixed(0)}% of the leanest client`,
+  );
+  console.log(
+    `    the rounds' own ratios to the bare pool: ${roundRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(' ')} (median ${(median(roundRatios) * 100).toFixed(0)}%)`,
   );
   console.log(
     `  shell loop of envelope create, ${SHELL_LOOP} records  ${loopRps.toFixed(1).padStart(7)} records/s  (batch --output is ${(m.batch.rate / loopRps).toFixed(0)}x; target >= 50x)`,
