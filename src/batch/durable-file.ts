@@ -131,11 +131,13 @@ export class DurableAppender {
   }
 
   #writeGathered(): void {
-    if (this.#gathered.length === 0 || this.#error !== undefined) return;
+    if (this.#gathered.length === 0) return;
     const bytes = Buffer.from(this.#gathered.join(''));
     this.#gathered = [];
     const waiters = this.#writeWaiters.splice(0);
-    const at = this.#writeAll(bytes);
+    // After a failed sync nothing more goes into the file: the texts gathered before it was
+    // known are lost, like those of a failed write.
+    const at = this.#error === undefined ? this.#writeAll(bytes) : 0;
     if (at === bytes.length) {
       for (const waiter of waiters) waiter.done();
       return;

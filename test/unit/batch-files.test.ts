@@ -1,6 +1,16 @@
 // The batch's own files: the spool of checked requests, the durable results file and the intent
 // journal that tells a resumed run which requests may have left.
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -139,6 +149,34 @@ describe('DurableAppender', () => {
     expect(file.failed).toBe(true);
     expect(() => file.write('{"line":3}\n')).toThrow(/ENOSPC|no space/i);
     await file.close();
+  });
+
+  it('with gather, lines still gathered when a sync fails are reported lost, and their waiters told', async () => {
+    // A FIFO takes writes but cannot be synced (EINVAL): the sync fails while a line waits.
+    const fifo = join(folder(), 'results.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const file = DurableAppender.open(fifo, { gather: true });
+    const failures: unknown[] = [];
+    file.onFailure((error) => failures.push(error));
+    file.write('{"line":1}\n');
+    const first = file.flushed(); // line 1 is written now; its sync goes to the thread pool
+    const second = await new Promise<{ written: Promise<void> }>((resolve) =>
+      setImmediate(() => {
+        // By the end of this wait the sync has failed, and the loop reads that before the next
+        // turn's gathered write: line 2 is gathered with the failure already on its way.
+        const until = performance.now() + 100;
+        while (performance.now() < until);
+        file.write('{"line":2}\n');
+        resolve({ written: file.written() });
+      }),
+    );
+    await expect(first).rejects.toMatchObject({ code: 'EINVAL' });
+    await expect(second.written).rejects.toMatchObject({ code: 'EINVAL' });
+    expect(file.lost()).toEqual(['{"line":2}']);
+    expect(failures).toMatchObject([{ code: 'EINVAL' }]);
+    await file.close();
+    closeSync(reader);
   });
 
   it('appends after what is there, and truncates when asked', async () => {
