@@ -238,7 +238,7 @@ async function sendAll(
       ? DurableAppender.open(output, { syncEveryMs: RESULTS_SYNC_EVERY_MS, mode: 0o600, gather: true })
       : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
-    const journal = journalPath ? await IntentJournal.create(journalPath) : undefined;
+    const journal = journalPath ? await IntentJournal.create(journalPath, { results }) : undefined;
     const limiter = new RateLimiter(Date.now(), { ceiling: flags.rate, concurrency });
     const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter);
     // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports

@@ -40,6 +40,7 @@ export class DurableAppender {
     size: number,
     private readonly syncEveryMs: number,
     private readonly gather: boolean,
+    private readonly behind: DurableAppender | undefined,
   ) {
     this.#end = size;
     this.#synced = size;
@@ -48,16 +49,31 @@ export class DurableAppender {
   /**
    * Opens (or creates) `path` for appending. A new file's folder entry is synced too, or a power cut
    * could lose the whole file. `syncEveryMs` spaces the syncs; `truncate` empties the file first.
+   * `behind` (with `gather`): this file never gets ahead of that one. Whatever that file has
+   * gathered is written before this file's own texts, so a kill between the two writes finds that
+   * one ahead; and once that file has failed, nothing more is written to this one.
    */
   static open(
     path: string,
-    { syncEveryMs = 0, mode = 0o644, truncate = false, gather = false } = {},
+    {
+      syncEveryMs = 0,
+      mode = 0o644,
+      truncate = false,
+      gather = false,
+      behind,
+    }: {
+      syncEveryMs?: number;
+      mode?: number;
+      truncate?: boolean;
+      gather?: boolean;
+      behind?: DurableAppender;
+    } = {},
   ): DurableAppender {
     const fd = openSync(path, truncate ? 'w' : 'a', mode);
     if (truncate) fchmodSync(fd, mode); // a file that was there keeps its mode otherwise
     const size = fstatSync(fd).size;
     if (size === 0) syncFolder(dirname(path));
-    return new DurableAppender(fd, path, size, syncEveryMs, gather);
+    return new DurableAppender(fd, path, size, syncEveryMs, gather, behind);
   }
 
   /** True once a write or sync failed: what was appended since may not be on disk. */
@@ -132,6 +148,10 @@ export class DurableAppender {
 
   #writeGathered(): void {
     if (this.#gathered.length === 0) return;
+    if (this.behind) {
+      this.behind.#writeGathered();
+      this.#error ??= this.behind.#error;
+    }
     const bytes = Buffer.from(this.#gathered.join(''));
     this.#gathered = [];
     const waiters = this.#writeWaiters.splice(0);

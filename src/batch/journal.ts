@@ -61,9 +61,23 @@ function sameBoot(written: string | null, now: string): boolean {
 export class IntentJournal {
   private constructor(private readonly file: DurableAppender) {}
 
-  /** Starts an empty journal for this run (mode 0600: it names records of the input). */
-  static async create(path: string, boot = currentBoot()): Promise<IntentJournal> {
-    const file = DurableAppender.open(path, { mode: 0o600, truncate: true, gather: true });
+  /**
+   * Starts an empty journal for this run (mode 0600: it names records of the input). With the
+   * run's `results` file, the journal never gets ahead of it: the results of a turn of the event
+   * loop are written before the notes of the requests that took their workers' places, so a kill
+   * between the two writes leaves no more requests noted sent and unanswered than were in flight;
+   * and once the results cannot be stored, no note is written and no request leaves.
+   */
+  static async create(
+    path: string,
+    { boot = currentBoot(), results }: { boot?: string; results?: DurableAppender } = {},
+  ): Promise<IntentJournal> {
+    const file = DurableAppender.open(path, {
+      mode: 0o600,
+      truncate: true,
+      gather: true,
+      behind: results,
+    });
     await file.append(`${formatJournalHeader({ boot })}\n`);
     return new IntentJournal(file);
   }

@@ -2,10 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { assertNoSecret, createTestContext, runCli, type TestContextOptions } from '../helpers/context.js';
 import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
-import { BIN } from '../helpers/spawn.js';
+import { BIN, bundleHelper } from '../helpers/spawn.js';
 
 const TOKEN = 'tok_batch_7c1e3a5b9d2f4e6a';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
@@ -630,6 +631,42 @@ describe('envelope batch: crash safety (SIGKILL)', () => {
     expect(unknown.length).toBeLessThanOrEqual(concurrency);
     expect(unknown.length).toBeLessThanOrEqual(sentBeforeKill);
     for (const record of unknown) expect(record.message).toContain('after this request was sent');
+  });
+
+  it('at every write a kill could follow, the journal leaves no more requests unanswered than were in flight', async () => {
+    // A kill lands between two writes; the watch replays each write of the results and the journal
+    // and counts what a resume would then call unknown. The results of a turn must be written
+    // before the sent notes of the records that took their workers' places.
+    createEverything(2);
+    const file = fresh('p.jsonl', jsonl(Array.from({ length: 600 }, (_, i) => ({ signatory: person(i) }))));
+    const output = join(dir, 'results.jsonl');
+    const hook = await bundleHelper('write-watch', dir);
+    const report = join(dir, 'watch.json');
+    const run = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(hook).href, BIN, 'envelope', 'batch', file, '--template', TEMPLATE].concat([
+        '--output',
+        output,
+        '--concurrency',
+        String(concurrency),
+      ]),
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          ESIGN_TOKEN: TOKEN,
+          ESIGN_BASE_URL: server.baseUrl,
+          ESIGN_CONFIG_DIR: join(dir, 'c'),
+          ESIGN_WATCH_OUTPUT: output,
+          ESIGN_WATCH_REPORT: report,
+        },
+        stdio: 'ignore',
+      },
+    );
+    expect(await new Promise((done) => run.on('close', done))).toBe(0);
+    const watch = JSON.parse(readFileSync(report, 'utf8'));
+    expect(watch).toMatchObject({ sent: 600, answered: 600 }); // the watch saw every write
+    expect(watch.writes).toBeGreaterThan(100);
+    expect(watch.worst).toBeLessThanOrEqual(concurrency);
   });
 
   it('after a restart of the machine, every reserved record without an answer counts as unknown', async () => {

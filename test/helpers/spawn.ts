@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { build } from 'esbuild';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/esign.js');
 
@@ -13,6 +14,21 @@ export interface SpawnResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+}
+
+/** Bundles `test/helpers/<name>.ts` into `<dir>/<name>.mjs`, for a child process to run or `--import`. */
+export async function bundleHelper(name: string, dir: string): Promise<string> {
+  const outfile = join(dir, `${name}.mjs`);
+  await build({
+    entryPoints: [resolve(import.meta.dirname, `${name}.ts`)],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'silent',
+  });
+  return outfile;
 }
 
 export function freshConfigDir(): string {

@@ -202,7 +202,7 @@ describe('intent journal', () => {
   it('round-trips: boot, reservations and sent notes, ignoring a torn last line', async () => {
     const path = join(folder(), 'out.jsonl.pending');
     writeFileSync(path, 'left over from an earlier run\n');
-    const journal = await IntentJournal.create(path, 'linux:boot-a');
+    const journal = await IntentJournal.create(path, { boot: 'linux:boot-a' });
     await journal.reserve(
       [
         { line: 2, fingerprint: 'f2' },
@@ -224,9 +224,39 @@ describe('intent journal', () => {
     ]);
   });
 
+  it('never gets ahead of the results: the results of a turn are in the file before its sent notes', async () => {
+    const dir = folder();
+    const output = DurableAppender.open(join(dir, 'out.jsonl'), { gather: true });
+    const journal = await IntentJournal.create(join(dir, 'out.jsonl.pending'), {
+      boot: 'linux:boot-a',
+      results: output,
+    });
+    // The note is gathered first, as when a worker takes a record before another's answer comes in:
+    // the journal's write is due first, and its waiter runs before the results' own write.
+    const note = journal.sent(9, 0).then(() => readFileSync(join(dir, 'out.jsonl'), 'utf8'));
+    output.write('{"line":1}\n');
+    expect(await note).toBe('{"line":1}\n');
+    await journal.close();
+    await output.close();
+  });
+
+  it('once the results cannot be stored, no sent note is written and no request may leave', async () => {
+    const path = join(folder(), 'out.jsonl.pending');
+    const output = DurableAppender.open('/dev/full', { gather: true });
+    const journal = await IntentJournal.create(path, { boot: 'linux:boot-a', results: output });
+    const before = readFileSync(path, 'utf8');
+    output.write('{"line":1}\n');
+    await expect(journal.sent(2, 0)).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(journal.sent(3, 0)).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(output.lost()).toEqual(['{"line":1}']);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    await journal.close();
+    await output.close();
+  });
+
   it('sent notes of one turn go out in one write, before any of them resolves; a failed write rejects them all', async () => {
     const path = join(folder(), 'out.jsonl.pending');
-    const journal = await IntentJournal.create(path, 'linux:boot-a');
+    const journal = await IntentJournal.create(path, { boot: 'linux:boot-a' });
     const before = readFileSync(path, 'utf8');
     const notes = [journal.sent(1, 0), journal.sent(2, 7)];
     expect(readFileSync(path, 'utf8')).toBe(before); // not yet written: neither request may leave

@@ -166,7 +166,7 @@ describe('journal entries', () => {
         offset,
         async (records, at) => {
           const path = join(folder(), 'out.jsonl.pending');
-          const journal = await IntentJournal.create(path, 'linux:boot-x');
+          const journal = await IntentJournal.create(path, { boot: 'linux:boot-x' });
           await journal.reserve(records, at);
           await Promise.all(records.map((record) => journal.sent(record.line, at + 1)));
           await journal.close();

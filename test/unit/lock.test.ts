@@ -3,10 +3,10 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acquireLock, releaseLock } from '../../src/io/lock.js';
+import { bundleHelper } from '../helpers/spawn.js';
 
 const errors = {
   busy: (owner: number) => new Error(`busy ${owner}`),
@@ -16,17 +16,7 @@ const errors = {
 let childScript = '';
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'esign-lock-'));
-  childScript = join(dir, 'lock-child.mjs');
-  await build({
-    entryPoints: [resolve(import.meta.dirname, '../helpers/lock-child.ts')],
-    outfile: childScript,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'silent',
-  });
+  childScript = await bundleHelper('lock-child', mkdtempSync(join(tmpdir(), 'esign-lock-')));
 });
 
 /** The id of a process that has exited. */
