@@ -155,8 +155,8 @@ export class DurableAppender {
     const bytes = Buffer.from(this.#gathered.join(''));
     this.#gathered = [];
     const waiters = this.#writeWaiters.splice(0);
-    // After a failed sync nothing more goes into the file: the texts gathered before it was
-    // known are lost, like those of a failed write.
+    // After a failed sync, or a failure of the file this one is behind, nothing more goes into
+    // the file: the texts gathered before it was known are lost, like those of a failed write.
     const at = this.#error === undefined ? this.#writeAll(bytes) : 0;
     if (at === bytes.length) {
       for (const waiter of waiters) waiter.done();

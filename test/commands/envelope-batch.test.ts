@@ -564,29 +564,35 @@ describe('envelope batch: crash safety (SIGKILL)', () => {
   const total = 200;
   const concurrency = 8;
 
+  /** The built binary's environment: the scripted server, its token and a fresh config folder. */
+  const binaryEnv = () => ({
+    PATH: process.env.PATH ?? '',
+    ESIGN_TOKEN: TOKEN,
+    ESIGN_BASE_URL: server.baseUrl,
+    ESIGN_CONFIG_DIR: join(dir, 'c'),
+  });
+
+  /** The arguments of a batch of `file` into `output` at `concurrency`, through the built binary. */
+  const batchArgs = (file: string, output: string) => [
+    BIN,
+    'envelope',
+    'batch',
+    file,
+    '--template',
+    TEMPLATE,
+    '--output',
+    output,
+    '--concurrency',
+    String(concurrency),
+  ];
+
   /** Runs the built binary over `total` records and kills it with SIGKILL after 60 requests. */
   async function killedRun() {
     createEverything(15);
     const file = fresh('p.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ signatory: person(i) }))));
     const output = join(dir, 'results.jsonl');
-    const args = [
-      BIN,
-      'envelope',
-      'batch',
-      file,
-      '--template',
-      TEMPLATE,
-      '--output',
-      output,
-      '--concurrency',
-      String(concurrency),
-    ];
-    const env = {
-      PATH: process.env.PATH ?? '',
-      ESIGN_TOKEN: TOKEN,
-      ESIGN_BASE_URL: server.baseUrl,
-      ESIGN_CONFIG_DIR: join(dir, 'c'),
-    };
+    const args = batchArgs(file, output);
+    const env = binaryEnv();
     await signalAfterRequests(spawn(process.execPath, args, { env, stdio: 'ignore' }), 60, 'SIGKILL');
     const sentBeforeKill = server.requests.length;
     const resume = async () => {
@@ -642,26 +648,10 @@ describe('envelope batch: crash safety (SIGKILL)', () => {
     const output = join(dir, 'results.jsonl');
     const hook = await bundleHelper('write-watch', dir);
     const report = join(dir, 'watch.json');
-    const run = spawn(
-      process.execPath,
-      ['--import', pathToFileURL(hook).href, BIN, 'envelope', 'batch', file, '--template', TEMPLATE].concat([
-        '--output',
-        output,
-        '--concurrency',
-        String(concurrency),
-      ]),
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          ESIGN_TOKEN: TOKEN,
-          ESIGN_BASE_URL: server.baseUrl,
-          ESIGN_CONFIG_DIR: join(dir, 'c'),
-          ESIGN_WATCH_OUTPUT: output,
-          ESIGN_WATCH_REPORT: report,
-        },
-        stdio: 'ignore',
-      },
-    );
+    const run = spawn(process.execPath, ['--import', pathToFileURL(hook).href, ...batchArgs(file, output)], {
+      env: { ...binaryEnv(), ESIGN_WATCH_OUTPUT: output, ESIGN_WATCH_REPORT: report },
+      stdio: 'ignore',
+    });
     expect(await new Promise((done) => run.on('close', done))).toBe(0);
     const watch = JSON.parse(readFileSync(report, 'utf8'));
     expect(watch).toMatchObject({ sent: 600, answered: 600 }); // the watch saw every write
@@ -696,17 +686,11 @@ describe('envelope batch: crash safety (SIGKILL)', () => {
     createEverything(60);
     const file = fresh('p.jsonl', jsonl(Array.from({ length: 100 }, (_, i) => ({ signatory: person(i) }))));
     const output = join(dir, 'results.jsonl');
-    const env = {
-      PATH: process.env.PATH ?? '',
-      ESIGN_TOKEN: TOKEN,
-      ESIGN_BASE_URL: server.baseUrl,
-      ESIGN_CONFIG_DIR: join(dir, 'c'),
-    };
     const child = spawn(
       process.execPath,
       [BIN, 'envelope', 'batch', file, '--template', TEMPLATE, '--output', output],
       {
-        env,
+        env: binaryEnv(),
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
