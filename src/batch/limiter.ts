@@ -91,6 +91,14 @@ const RATE_WINDOW_MS = 3000;
 const MAX_ROUND = 64;
 /** How many send times are kept (far more than can be in flight). */
 const SEND_TIMES = 8192;
+/**
+ * The shortest pause a 429 costs when the server's time says less: a `Retry-After: 0` (or a date
+ * gone by), or a reset already past or just ahead on a 429 that follows a pause without a success
+ * in between. Retry-After counts in whole seconds, so 0 means "within a second": a second is the
+ * longest it can mean, and the same as the first backoff of a 429 that gives no time. Without it,
+ * a server that keeps saying 0 gets every worker's request again as fast as the network allows.
+ */
+export const PAUSE_FLOOR_MS = 1000;
 /** How late a send may be and the next still be spaced from when it was due. */
 const LATE_TOLERANCE_MS = 10;
 
@@ -169,6 +177,11 @@ export class RateLimiter {
     return this.#inFlight;
   }
 
+  /** Until when every send waits for the API (minus infinity when it never paused). */
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
   /** How long from `now` every send still waits for the API (0 when not paused). */
   #pauseLeft(now: number): number {
     return Math.max(0, this.#pausedUntil - now);
@@ -179,7 +192,17 @@ export class RateLimiter {
    * while it waits for an answer (see #round; and a new window's quota may all be in flight).
    */
   nextAt(now: number): number {
-    return Math.max(now, this.#due(now));
+    const due = this.#due(now);
+    // "Never" waits for an answer; with nothing in flight none will come: one request goes after
+    // the pause and a floor (a quota of zero reads its next window so, instead of hanging).
+    if (due === Number.POSITIVE_INFINITY && this.#inFlight === 0) return Math.max(now, this.#probeAt());
+    return Math.max(now, due);
+  }
+
+  /** When a request may go to learn more, when nothing in flight will tell. */
+  #probeAt(): number {
+    const last = this.#lastSentAt ?? Number.NEGATIVE_INFINITY;
+    return Math.max(this.#pausedUntil, last + PAUSE_FLOOR_MS);
   }
 
   /**
@@ -252,26 +275,7 @@ export class RateLimiter {
     if (status === 429) {
       this.#rateLimited++;
       this.#in429Row++;
-      // The reset as best known: the answer's, or the window's as learnt from every answer (a
-      // reset in whole seconds from now is late by up to a second; see #nextReset).
-      const resetAt =
-        this.#resetAt !== undefined && this.#resetAt > now && this.#remaining !== undefined
-          ? Math.min(this.#resetAt, info.resetAt ?? Number.POSITIVE_INFINITY)
-          : info.resetAt;
-      const toReset = resetAt === undefined ? undefined : Math.max(0, resetAt - now) + RESET_MARGIN_MS;
-      // Retry-After in delta-seconds is rounded up to a whole second and was counted when the server
-      // got the request, not when its answer arrived: a reset the same answer gives, up to that much
-      // earlier, is the more precise of the two (a 429 at a window's edge then costs the rest of the
-      // window, not a whole second more). A Retry-After longer than that is a limit of its own.
-      const given =
-        info.retryAfterMs !== undefined &&
-        toReset !== undefined &&
-        toReset < info.retryAfterMs &&
-        toReset > info.retryAfterMs - RETRY_AFTER_SLACK_MS
-          ? toReset
-          : (info.retryAfterMs ?? (resetAt !== undefined && resetAt > now ? toReset : undefined));
-      const wait =
-        given ?? Math.min(this.#backoffCapMs, this.#backoffMs * 2 ** Math.min(this.#in429Row - 1, 20));
+      const wait = this.#pauseFor429(now, info);
       this.#learn429(now, wait);
       if (this.#pausedUntil <= now) this.#lastPauseMs = wait;
       this.#pause(now, now + wait);
@@ -286,6 +290,36 @@ export class RateLimiter {
       this.#acceptedSince429++;
     }
     return undefined;
+  }
+
+  /** How long a 429 pauses every send: the time the server gave, else a backoff; never a tight loop. */
+  #pauseFor429(now: number, info: RateLimitInfo): number {
+    // The reset as best known: the answer's, or the window's as learnt from every answer (a
+    // reset in whole seconds from now is late by up to a second; see #nextReset).
+    const resetAt =
+      this.#resetAt !== undefined && this.#resetAt > now && this.#remaining !== undefined
+        ? Math.min(this.#resetAt, info.resetAt ?? Number.POSITIVE_INFINITY)
+        : info.resetAt;
+    const toReset = resetAt === undefined ? undefined : Math.max(0, resetAt - now) + RESET_MARGIN_MS;
+    const retryAfter = info.retryAfterMs;
+    // Retry-After in delta-seconds is rounded up to a whole second and was counted when the server
+    // got the request, not when its answer arrived: a reset the same answer gives, up to that much
+    // earlier, is the more precise of the two (a 429 at a window's edge then costs the rest of the
+    // window, not a whole second more). A Retry-After longer than that is a limit of its own.
+    const sharper =
+      retryAfter !== undefined &&
+      toReset !== undefined &&
+      toReset < retryAfter &&
+      toReset > retryAfter - RETRY_AFTER_SLACK_MS;
+    // A 429 again once the pause of the one before ended, with no success between: the reset the
+    // server gives did not hold, and is trusted no more than a floor.
+    const again = this.#in429Row > 1 && this.#pausedUntil <= now;
+    if (sharper) return again ? Math.max(PAUSE_FLOOR_MS, toReset) : toReset;
+    if (retryAfter !== undefined) return Math.max(PAUSE_FLOOR_MS, retryAfter);
+    if (resetAt !== undefined && resetAt > now) {
+      return again ? Math.max(PAUSE_FLOOR_MS, toReset as number) : (toReset as number);
+    }
+    return Math.min(this.#backoffCapMs, this.#backoffMs * 2 ** Math.min(this.#in429Row - 1, 20));
   }
 
   state(now: number): LimiterState {
@@ -311,7 +345,13 @@ export class RateLimiter {
    */
   #spacing(at: number, unread: boolean): number {
     let spacing = 0;
-    if (unread && this.#limit !== undefined && this.#windowMs !== undefined && this.#windowMs > 0) {
+    if (
+      unread &&
+      this.#limit !== undefined &&
+      this.#limit > 0 &&
+      this.#windowMs !== undefined &&
+      this.#windowMs > 0
+    ) {
       spacing = Math.max(spacing, this.#windowMs / this.#limit);
     }
     if (this.#estimate !== undefined) spacing = Math.max(spacing, 1000 / this.#probed(at));
@@ -539,104 +579,4 @@ export class RateLimiter {
   }
 }
 
-/**
- * The asynchronous side of the limiter: one queue of the workers waiting for their turn, in the
- * order they asked, and one timer for the next turn. Each turn is decided when it is due, from
- * everything the limiter has learnt by then; every answer decides again (a quota read, a pause
- * begun). All waits end at once when `signal` aborts, through one listener: 64 workers add no 64.
- */
-export class Pacer {
-  readonly #queue: ((sent: number | false) => void)[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #timerAt = Number.POSITIVE_INFINITY;
-  readonly #sleeps = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
-
-  constructor(
-    private readonly limiter: RateLimiter,
-    private readonly clock: () => number,
-    private readonly signal: AbortSignal,
-  ) {
-    signal.addEventListener('abort', () => this.#wakeAll(), { once: true });
-  }
-
-  /**
-   * The caller's turn to send: the send's number at once (no promise) when it may go now, else a
-   * promise of it when it may go, or `false` when the run was stopped first. The send is counted.
-   */
-  turn(): number | false | Promise<number | false> {
-    if (this.signal.aborted) return false;
-    if (this.#queue.length === 0) {
-      const now = this.clock();
-      if (this.limiter.nextAt(now) <= now) return this.limiter.sent(now);
-    }
-    return new Promise((resolve) => {
-      this.#queue.push(resolve);
-      this.#decide();
-    });
-  }
-
-  /** `RateLimiter.answered`, deciding the next turn again. */
-  answered(...args: Parameters<RateLimiter['answered']>): number | undefined {
-    const pause = this.limiter.answered(...args);
-    this.#decide();
-    return pause;
-  }
-
-  /** `RateLimiter.lost`, deciding the next turn again. */
-  lost(): void {
-    this.limiter.lost();
-    this.#decide();
-  }
-
-  /** Waits `ms` (ended early by the signal); false when the run was stopped. */
-  async sleep(ms: number): Promise<boolean> {
-    if (this.signal.aborted) return false;
-    await new Promise<void>((resolve) => {
-      const sleep = {
-        timer: setTimeout(() => {
-          this.#sleeps.delete(sleep);
-          resolve();
-        }, ms),
-        done: resolve,
-      };
-      this.#sleeps.add(sleep);
-    });
-    return !this.signal.aborted;
-  }
-
-  /** Lets the workers whose turn has come go, and sets the timer for the next turn. */
-  #decide(): void {
-    if (this.signal.aborted) return;
-    const now = this.clock();
-    let at = this.limiter.nextAt(now);
-    while (at <= now && this.#queue.length > 0) {
-      (this.#queue.shift() as (sent: number) => void)(this.limiter.sent(now));
-      at = this.limiter.nextAt(now);
-    }
-    if (this.#queue.length === 0) at = Number.POSITIVE_INFINITY;
-    if (at === this.#timerAt) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = at;
-    // Infinity: an answer decides (the limiter waits for one).
-    if (at !== Number.POSITIVE_INFINITY) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#timerAt = Number.POSITIVE_INFINITY;
-        this.#decide();
-      }, at - now);
-    }
-  }
-
-  #wakeAll(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Number.POSITIVE_INFINITY;
-    for (const resolve of this.#queue.splice(0)) resolve(false);
-    for (const sleep of this.#sleeps) {
-      clearTimeout(sleep.timer);
-      sleep.done();
-    }
-    this.#sleeps.clear();
-  }
-}
+export { Pacer, type Turn } from './pacing/pacer.js';
