@@ -16,11 +16,12 @@ import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
 import { redact } from '../io/redact.js';
+import { parseRate, type Rate } from '../text/units.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
 import { parseResult } from './formats.js';
 import { IntentJournal } from './journal.js';
-import { parseRate, type Rate, RateLimiter } from './limiter.js';
+import { RateLimiter } from './limiter.js';
 import {
   checkReadableFile,
   checkWritableFolder,

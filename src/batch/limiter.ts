@@ -17,35 +17,7 @@
 //   backoff that doubles per 429 in a row).
 // - `ceiling` is the user's own --rate.
 import type { RateLimitInfo } from '../api/rate-limit-headers.js';
-
-export interface Rate {
-  count: number;
-  perMs: number;
-}
-
-/** `50/s`, `100/min`, `1000/h`, `20/30s`: a count per window. Undefined when not of that form. */
-export function parseRate(text: string): Rate | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|sec|m|min|h)\s*$/i.exec(text);
-  if (!match) return undefined;
-  const count = Number(match[1]);
-  const times = match[2] === undefined ? 1 : Number(match[2]);
-  const unit = (match[3] as string).toLowerCase();
-  const unitMs =
-    unit === 'ms' ? 1 : unit === 's' || unit === 'sec' ? 1000 : unit === 'h' ? 3_600_000 : 60_000;
-  const perMs = times * unitMs;
-  if (!(count > 0) || !(perMs > 0) || !Number.isFinite(count / perMs)) return undefined;
-  return { count, perMs };
-}
-
-/** `90s`, `10m`, `1h`, `500ms`, or a bare number of seconds. Undefined when not of that form. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?\s*$/i.exec(text);
-  if (!match) return undefined;
-  const value = Number(match[1]);
-  const unit = (match[2] ?? 's').toLowerCase();
-  const ms = value * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'h' ? 3_600_000 : 60_000);
-  return Number.isFinite(ms) ? Math.round(ms) : undefined;
-}
+import type { Rate } from '../text/units.js';
 
 export interface LimiterOptions {
   /** The user's own ceiling (--rate). */

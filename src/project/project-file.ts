@@ -8,11 +8,11 @@ import { ULID_PATTERN } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
 import { findJsonSyntaxProblem, lineAndColumn } from '../io/json.js';
 import { didYouMean } from '../io/suggest.js';
+import { RATE_EXPECTED, readRate } from '../text/units.js';
 
 export const PROJECT_FILE_NAME = '.esign.json';
 
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const RATE = /^\d+(\.\d+)?\/(s|min|h)$/;
 
 const templateId = z
   .string()
@@ -52,7 +52,11 @@ export const ProjectFile = z.strictObject({
       concurrency: z.optional(
         z.int().check(z.gte(1, 'must be from 1 to 64'), z.lte(64, 'must be from 1 to 64')),
       ),
-      rate: z.optional(z.string().check(z.regex(RATE, 'must be like 10/s, 300/min or 5000/h'))),
+      // The form here, as --rate reads it (src/text/units.ts); a count the batch cannot pace at
+      // (0/s) is refused where the batch reads it.
+      rate: z.optional(
+        z.string().check(z.refine((text) => readRate(text) !== undefined, `must be ${RATE_EXPECTED}`)),
+      ),
     }),
   ),
 });

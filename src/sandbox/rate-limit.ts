@@ -6,6 +6,7 @@
 // every token. Each token counts its own create requests in the current window; past n they get 429.
 import type { OutgoingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
+import { RATE_OR_COUNT_EXPECTED, readRate } from '../text/units.js';
 
 export const RATE_LIMIT_HEADER_STYLES = ['x-ratelimit', 'ietf', 'structured', 'none'] as const;
 export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
@@ -19,19 +20,20 @@ export interface RateLimitPolicy {
 
 const MAX_LIMIT = 1_000_000;
 const MAX_WINDOW_SECONDS = 24 * 60 * 60;
-const UNIT_SECONDS: Record<string, number> = { s: 1, min: 60, h: 3600 };
+export const RATE_LIMIT_FORMAT = RATE_OR_COUNT_EXPECTED;
 
-export const RATE_LIMIT_FORMAT = 'n per window, like 50, 50/s, 100/min, 1000/h or 50/5s';
-
-/** `50` (per second), `50/s`, `100/min`, `1000/h`, `50/5s`, `100/2min`; a problem as text otherwise. */
+/**
+ * `50` (per second), `50/s`, `100/min`, `1000/h`, `50/5s`, `100/2min` (src/text/units.ts reads
+ * them, as everywhere); a problem as text otherwise. The sandbox counts whole requests in windows
+ * of whole seconds, from 1 s to 24 h.
+ */
 export function parseRateLimit(text: string): RateLimitPolicy | string {
-  const match = /^(\d+)(?:\/(\d*)(s|min|h))?$/.exec(text.trim());
-  if (!match) return `must be ${RATE_LIMIT_FORMAT}`;
-  const limit = Number(match[1]);
+  const rate = readRate(text, { countAlone: true });
+  if (!rate || !Number.isInteger(rate.count)) return `must be ${RATE_LIMIT_FORMAT}`;
+  const limit = rate.count;
   if (limit < 1 || limit > MAX_LIMIT) return `must allow from 1 to ${MAX_LIMIT} requests per window`;
-  const count = match[2] ? Number(match[2]) : 1;
-  const windowSeconds = count * (UNIT_SECONDS[match[3] ?? 's'] as number);
-  if (windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS)
+  const windowSeconds = rate.perMs / 1000;
+  if (!Number.isInteger(windowSeconds) || windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS)
     return 'must have a window from 1 s to 24 h, like 50/5s';
   return { limit, windowSeconds };
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Pacer, parseDuration, parseRate, RateLimiter } from '../../src/batch/limiter.js';
+import { Pacer, RateLimiter } from '../../src/batch/limiter.js';
+import { parseDuration, parseRate } from '../../src/text/units.js';
 import { simulate } from '../helpers/limiter-sim.js';
 
 type SimOptions = Parameters<typeof simulate>[0];

@@ -3,9 +3,9 @@
 // limiter, send, progress, report), run in order by src/batch/core.ts; this is the command's face.
 import * as z from 'zod/mini';
 import { runBatchCore } from '../../batch/core.js';
-import { parseDuration, parseRate } from '../../batch/limiter.js';
 import { DEFAULT_MAX_RATE_WAIT_MS } from '../../batch/run-batch.js';
 import type { Context } from '../../context.js';
+import { DURATION_EXPECTED, parseDuration, parseRate, RATE_EXPECTED } from '../../text/units.js';
 import { fromText, globalOptions, repeated, wholeNumber } from '../options.js';
 
 export const options = z.object({
@@ -19,11 +19,8 @@ export const options = z.object({
   // No default here: the project file's defaults.concurrency comes between the flag and 4 (core.ts).
   concurrency: z.optional(wholeNumber(1, 64)),
   maxRetries: z._default(wholeNumber(0, 20), 5),
-  rate: z.optional(fromText(parseRate, 'a count per time, like 100/min, 5/s or 20/30s')),
-  maxRateWait: z._default(
-    fromText(parseDuration, 'a duration, like 90s, 10m or 1h'),
-    DEFAULT_MAX_RATE_WAIT_MS,
-  ),
+  rate: z.optional(fromText((text) => parseRate(text), RATE_EXPECTED)),
+  maxRateWait: z._default(fromText(parseDuration, DURATION_EXPECTED), DEFAULT_MAX_RATE_WAIT_MS),
   output: z.optional(z.string()),
   resume: z.optional(z.boolean()),
   retryUnknown: z.optional(z.boolean()),

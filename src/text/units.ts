@@ -1,0 +1,68 @@
+// One grammar of rates and durations, for every place that reads them: `--rate` and the project
+// file's `defaults.rate` (the batch's ceiling), `esign sandbox --rate-limit` (the sandbox's limit)
+// and `--max-rate-wait` (a duration). The same text means the same thing everywhere.
+//
+//   rate      <count>/[<n>]<unit>     50/s, 100/min, 100/m, 1000/h, 20/30s, 0.5/s, 500/1500ms
+//             <count>                 a count per second (where a bare count is allowed, see below)
+//   duration  <n>[<unit>]             90s, 10m, 1h, 500ms, 1.5s; a bare number is seconds
+//   unit      ms | s | sec | m | min | h   (any case; m is a minute: nothing here is a month)
+//
+// Spaces around the parts are allowed. A bare count is read as per second, like a bare duration is
+// seconds; the batch's own ceiling (`--rate`, `defaults.rate`) still wants its unit written: a
+// ceiling is a promise to an API, and "50" for 50 a minute would be 60 times too fast.
+
+export interface Rate {
+  count: number;
+  perMs: number;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
+const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
+const UNIT = '(ms|sec|s|min|m|h)';
+const RATE_TEXT = new RegExp(String.raw`^\s*${NUMBER}\s*(?:/\s*${NUMBER}?\s*${UNIT})?\s*$`, 'i');
+const DURATION_TEXT = new RegExp(String.raw`^\s*${NUMBER}\s*${UNIT}?\s*$`, 'i');
+
+/** What a bad rate must be, after "must be ": for places that want the unit written. */
+export const RATE_EXPECTED = 'a count per time, like 100/min, 5/s or 20/30s';
+/** The same, for places that take a bare count per second too (the sandbox's --rate-limit). */
+export const RATE_OR_COUNT_EXPECTED = 'n per window, like 50, 50/s, 100/min, 1000/h or 50/5s';
+/** What a bad duration must be, after "must be ". */
+export const DURATION_EXPECTED = 'a duration, like 90s, 10m or 1h';
+
+export interface RateTextOptions {
+  /** A bare count (`50`) is that many per second; otherwise it is not a rate. */
+  countAlone?: boolean;
+}
+
+/**
+ * A rate as written, whatever its count (0 too): the grammar alone, for places that check the
+ * count themselves and say more (the sandbox's bounds). Undefined when it is not of that form.
+ */
+export function readRate(text: string, options: RateTextOptions = {}): Rate | undefined {
+  const match = RATE_TEXT.exec(text);
+  if (!match) return undefined;
+  const unit = match[3]?.toLowerCase();
+  if (unit === undefined && !options.countAlone) return undefined;
+  const count = Number(match[1]);
+  const times = match[2] === undefined ? 1 : Number(match[2]);
+  const perMs = times * (UNIT_MS[unit ?? 's'] as number);
+  if (!Number.isFinite(count) || !Number.isFinite(perMs)) return undefined;
+  return { count, perMs };
+}
+
+/** A rate that paces something: a count above 0 per a time above 0. Undefined otherwise. */
+export function parseRate(text: string, options: RateTextOptions = {}): Rate | undefined {
+  const rate = readRate(text, options);
+  if (!rate || !(rate.count > 0) || !(rate.perMs > 0) || !Number.isFinite(rate.count / rate.perMs)) {
+    return undefined;
+  }
+  return rate;
+}
+
+/** A duration in whole milliseconds (a bare number is seconds). Undefined when not of that form. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION_TEXT.exec(text);
+  if (!match) return undefined;
+  const ms = Number(match[1]) * (UNIT_MS[match[2]?.toLowerCase() ?? 's'] as number);
+  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+}
