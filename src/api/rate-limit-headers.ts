@@ -6,7 +6,16 @@
 // - RateLimit and RateLimit-Policy as structured fields (draft-ietf-httpapi-ratelimit-headers):
 //   `RateLimit: "default";r=50;t=30` and `RateLimit-Policy: "default";q=100;w=60`, and the
 //   intermediate dictionary form `RateLimit: limit=100, remaining=50, reset=30`.
-// Pure: no clock of its own, nothing thrown; a value it cannot read is left out.
+// Pure: no clock of its own, nothing thrown; a value it cannot read is left out. The structured
+// fields are parsed by an RFC 9651 parser (`structured-headers`); what they mean is decided here.
+import {
+  type BareItem,
+  type Item,
+  type Parameters,
+  parseDictionary,
+  parseList,
+  Token,
+} from 'structured-headers';
 
 export type RateLimitHeaders = Readonly<Record<string, string | undefined>>;
 
@@ -29,6 +38,11 @@ export interface RateLimitInfo {
 const EPOCH_SECONDS_FLOOR = 1e9;
 /** Above this an absolute reset is in milliseconds rather than seconds (1e12 ms is 2001). */
 const EPOCH_MILLISECONDS_FLOOR = 1e12;
+/**
+ * The most seconds any time here is read as (about 31,700 years): an absurd Retry-After or reset
+ * still comes out as a number, which the pacer clamps to a timer Node can set, never Infinity.
+ */
+const MAX_SECONDS = 1e12;
 
 const INTEGER = /^\d{1,15}$/;
 const NUMBER = /^\d{1,15}(\.\d{1,6})?$/;
@@ -45,89 +59,72 @@ function seconds(text: string | undefined): number | undefined {
   return NUMBER.test(trimmed) ? Number(trimmed) : undefined;
 }
 
-/** The first member of a list header (`100, 100;w=60` → `100`), and its parameters. */
-function firstListMember(value: string): { value: string; params: Map<string, string> } {
-  const [first = ''] = splitOutsideQuotes(value, ',');
-  const [head = '', ...params] = splitOutsideQuotes(first, ';');
-  return { value: head.trim(), params: parameters(params) };
+/** Seconds as milliseconds, at most MAX_SECONDS' worth. */
+function secondsToMs(value: number): number {
+  return Math.round(Math.min(value, MAX_SECONDS) * 1000);
 }
 
-function splitOutsideQuotes(text: string, separator: string): string[] {
-  const parts: string[] = [];
-  let quoted = false;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === '\\' && quoted) i++;
-    else if (char === '"') quoted = !quoted;
-    else if (char === separator && !quoted) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
+// Structured fields (RFC 9651), read by `structured-headers`: a field that is not valid as a whole
+// is ignored as a whole, as the RFC says; within a valid one, a member of the wrong type is left
+// out. What the members mean is esign's dialect of the draft's versions, below.
+
+/** A whole number of requests: an Integer of the field, not negative. */
+function count(value: BareItem | undefined): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
-function parameters(parts: string[]): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const part of parts) {
-    const at = part.indexOf('=');
-    const key = (at === -1 ? part : part.slice(0, at)).trim().toLowerCase();
-    if (key && !map.has(key)) map.set(key, at === -1 ? '?1' : unquote(part.slice(at + 1).trim()));
-  }
-  return map;
+/** A number of seconds: an Integer or Decimal of the field, not negative. */
+function secondsItem(value: BareItem | undefined): number | undefined {
+  return typeof value === 'number' && value >= 0 ? value : undefined;
 }
 
-function unquote(text: string): string {
-  return text.length >= 2 && text.startsWith('"') && text.endsWith('"')
-    ? text.slice(1, -1).replace(/\\(.)/g, '$1')
-    : text;
+/** A policy's name: a String or a Token ('' for a bare number, as `100;w=60`). */
+function nameOf(value: BareItem | Item[]): string {
+  if (typeof value === 'string') return value;
+  return value instanceof Token ? value.toString() : '';
 }
 
 interface StructuredItem {
   name: string;
-  params: Map<string, string>;
+  value: BareItem | undefined;
+  params: Parameters;
 }
 
-/** A structured-field list: `"a";r=1;t=2, "b";r=3`. Items without a name get ''. */
-function structuredList(value: string): StructuredItem[] {
-  return splitOutsideQuotes(value, ',')
-    .map((member) => {
-      const [head = '', ...params] = splitOutsideQuotes(member, ';');
-      return { name: unquote(head.trim()), params: parameters(params) };
-    })
-    .filter((item) => item.name !== '' || item.params.size > 0);
-}
-
-/** The dictionary form: `limit=100, remaining=50, reset=30`. */
-function dictionary(value: string): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const member of splitOutsideQuotes(value, ',')) {
-    const [head = ''] = splitOutsideQuotes(member, ';');
-    const at = head.indexOf('=');
-    if (at === -1) continue;
-    const key = head.slice(0, at).trim().toLowerCase();
-    if (key && !map.has(key)) map.set(key, unquote(head.slice(at + 1).trim()));
+/** A structured List, its inner lists left out; undefined when the field is not a valid List. */
+function structuredList(value: string | undefined): StructuredItem[] | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseList(value).flatMap(([item, params]) =>
+      Array.isArray(item) ? [] : [{ name: nameOf(item), value: item, params }],
+    );
+  } catch {
+    return undefined;
   }
-  return map;
 }
 
-function isDictionary(value: string): boolean {
-  const [first = ''] = splitOutsideQuotes(value, ',');
-  const [head = ''] = splitOutsideQuotes(first, ';');
-  return /^\s*[a-z][a-z0-9_-]*\s*=/i.test(head);
+/** The draft's dictionary form (`limit=100, remaining=50, reset=30`), when the field is one. */
+function rateLimitDictionary(value: string | undefined): Map<string, BareItem> | undefined {
+  if (value === undefined) return undefined;
+  let dictionary: ReturnType<typeof parseDictionary>;
+  try {
+    dictionary = parseDictionary(value);
+  } catch {
+    return undefined;
+  }
+  const fields = new Map<string, BareItem>();
+  for (const [key, [item]] of dictionary) if (!Array.isArray(item)) fields.set(key, item);
+  return ['limit', 'remaining', 'reset'].some((key) => fields.has(key)) ? fields : undefined;
 }
 
 /** Retry-After as milliseconds from `now`: delta-seconds or an HTTP date. */
 export function parseRetryAfterHeader(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.split(',')[0]?.trim() ?? '';
-  if (/^\d{1,12}$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return secondsToMs(Number(text));
   if (!/[a-z]/i.test(text)) return undefined;
   const at = Date.parse(value.trim());
   if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
+  return Math.min(Math.max(0, at - now), secondsToMs(MAX_SECONDS));
 }
 
 /** X-RateLimit-Reset: Unix seconds, Unix milliseconds or seconds from now, told apart by size. */
@@ -136,94 +133,114 @@ export function parseResetValue(value: string | undefined, now: number): number 
   if (reset === undefined) return undefined;
   if (reset >= EPOCH_MILLISECONDS_FLOOR) return Math.round(reset);
   if (reset >= EPOCH_SECONDS_FLOOR) return Math.round(reset * 1000);
-  return now + Math.round(reset * 1000);
+  return now + secondsToMs(reset);
+}
+
+/** What has been read so far: each field keeps the first value found (the newest form first). */
+class Reading {
+  readonly info: RateLimitInfo = {};
+  constructor(readonly now: number) {}
+  set<K extends keyof RateLimitInfo>(key: K, value: RateLimitInfo[K] | undefined): void {
+    if (value !== undefined && this.info[key] === undefined) this.info[key] = value;
+  }
+  /** A reset given in seconds from now. */
+  resetIn(value: number | undefined): void {
+    if (value !== undefined) this.set('resetAt', this.now + secondsToMs(value));
+  }
+  window(value: number | undefined): void {
+    if (value !== undefined) this.set('windowMs', secondsToMs(value));
+  }
 }
 
 /** Reads every rate-limit header in `headers` (lower-case names). `now`: milliseconds since the epoch, or a Date. */
 export function parseRateLimit(headers: RateLimitHeaders, now: number | Date): RateLimitInfo {
-  const nowMs = typeof now === 'number' ? now : now.getTime();
-  const info: RateLimitInfo = {};
-  const set = <K extends keyof RateLimitInfo>(key: K, value: RateLimitInfo[K] | undefined) => {
-    if (value !== undefined && info[key] === undefined) info[key] = value;
-  };
-
-  set('retryAfterMs', parseRetryAfterHeader(headers['retry-after'], nowMs));
-
+  const reading = new Reading(typeof now === 'number' ? now : now.getTime());
+  reading.set('retryAfterMs', parseRetryAfterHeader(headers['retry-after'], reading.now));
   // The newest form first: a server that sends several describes the same limit in each.
-  const structured = headers.ratelimit;
-  const policies = headers['ratelimit-policy'];
-  if (structured !== undefined && isDictionary(structured)) {
-    const fields = dictionary(structured);
-    set('limit', integer(fields.get('limit')));
-    set('remaining', integer(fields.get('remaining')));
-    const reset = seconds(fields.get('reset'));
-    if (reset !== undefined) set('resetAt', nowMs + Math.round(reset * 1000));
-    if (policies !== undefined) {
-      const { value, params } = firstListMember(policies);
-      set('limit', integer(value));
-      const window = seconds(params.get('w'));
-      if (window !== undefined) set('windowMs', Math.round(window * 1000));
-    }
-  } else {
-    const items = structured === undefined ? [] : structuredList(structured);
-    const policyItems = policies === undefined ? [] : structuredList(policies);
-    // Of several limits, the one with the fewest requests left binds (the longest wait on a tie).
-    let binding:
-      | { item: StructuredItem; remaining: number | undefined; reset: number | undefined }
-      | undefined;
-    for (const item of items) {
-      const remaining = integer(item.params.get('r'));
-      const reset = seconds(item.params.get('t'));
-      if (remaining === undefined && reset === undefined) continue;
-      const better =
-        binding === undefined ||
-        (remaining ?? Number.POSITIVE_INFINITY) < (binding.remaining ?? Number.POSITIVE_INFINITY) ||
-        (remaining === binding.remaining && (reset ?? 0) > (binding.reset ?? 0));
-      if (better) binding = { item, remaining, reset };
-    }
-    if (binding) {
-      set('remaining', binding.remaining);
-      if (binding.reset !== undefined) set('resetAt', nowMs + Math.round(binding.reset * 1000));
-      if (binding.item.name) set('policy', binding.item.name);
-    }
-    const policy =
-      policyItems.find((item) => binding !== undefined && item.name === binding.item.name) ??
-      (binding === undefined || policyItems.length === 1 ? policyItems[0] : undefined);
-    if (policy && (policy.params.has('q') || policy.params.has('w'))) {
-      set('limit', integer(policy.params.get('q')));
-      const window = seconds(policy.params.get('w'));
-      if (window !== undefined) set('windowMs', Math.round(window * 1000));
-      if (policy.name) set('policy', policy.name);
-    }
-  }
-
-  // The IETF draft's separate fields: RateLimit-Limit may carry a policy (`100, 100;w=60`).
-  const ietfLimit = headers['ratelimit-limit'];
-  if (ietfLimit !== undefined) {
-    const { value, params } = firstListMember(ietfLimit);
-    set('limit', integer(value));
-    const window = seconds(params.get('w') ?? listWindow(ietfLimit, value));
-    if (window !== undefined) set('windowMs', Math.round(window * 1000));
-  }
-  set('remaining', integer(headers['ratelimit-remaining']?.split(',')[0]));
-  const ietfReset = seconds(headers['ratelimit-reset']?.split(',')[0]);
-  if (ietfReset !== undefined) set('resetAt', nowMs + Math.round(ietfReset * 1000));
-
+  const dictionary = rateLimitDictionary(headers.ratelimit);
+  if (dictionary) readDictionaryForm(reading, dictionary, headers['ratelimit-policy']);
+  else readListForm(reading, headers.ratelimit, headers['ratelimit-policy']);
+  readIetfFields(reading, headers);
   // The de-facto headers.
-  set('limit', integer(headers['x-ratelimit-limit']?.split(',')[0]));
-  set('remaining', integer(headers['x-ratelimit-remaining']?.split(',')[0]));
-  set('resetAt', parseResetValue(headers['x-ratelimit-reset']?.split(',')[0], nowMs));
-  return info;
+  reading.set('limit', integer(headers['x-ratelimit-limit']?.split(',')[0]));
+  reading.set('remaining', integer(headers['x-ratelimit-remaining']?.split(',')[0]));
+  reading.set('resetAt', parseResetValue(headers['x-ratelimit-reset']?.split(',')[0], reading.now));
+  return reading.info;
 }
 
-/** The window of the policy in a RateLimit-Limit list whose quota is the current limit (`10, 10;w=1, 50;w=60` → 1). */
-function listWindow(value: string, limit: string): string | undefined {
-  for (const member of splitOutsideQuotes(value, ',').slice(1)) {
-    const [quota = '', ...params] = splitOutsideQuotes(member, ';');
-    const window = parameters(params).get('w');
-    if (window !== undefined && quota.trim() === limit) return window;
+/** `RateLimit: limit=100, remaining=50, reset=30` with `RateLimit-Policy: 100;w=60`. */
+function readDictionaryForm(reading: Reading, fields: Map<string, BareItem>, policies: string | undefined) {
+  reading.set('limit', count(fields.get('limit')));
+  reading.set('remaining', count(fields.get('remaining')));
+  reading.resetIn(secondsItem(fields.get('reset')));
+  const [policy] = structuredList(policies) ?? [];
+  if (policy) {
+    reading.set('limit', count(policy.value));
+    reading.window(secondsItem(policy.params.get('w')));
   }
-  return undefined;
+}
+
+interface BindingLimit {
+  item: StructuredItem;
+  remaining: number | undefined;
+  reset: number | undefined;
+}
+
+/** Of several limits, the one with the fewest requests left (the longest wait on a tie). */
+function bindingLimit(items: StructuredItem[]): BindingLimit | undefined {
+  let binding: BindingLimit | undefined;
+  for (const item of items) {
+    const remaining = count(item.params.get('r'));
+    const reset = secondsItem(item.params.get('t'));
+    if (remaining === undefined && reset === undefined) continue;
+    const better =
+      binding === undefined ||
+      (remaining ?? Number.POSITIVE_INFINITY) < (binding.remaining ?? Number.POSITIVE_INFINITY) ||
+      (remaining === binding.remaining && (reset ?? 0) > (binding.reset ?? 0));
+    if (better) binding = { item, remaining, reset };
+  }
+  return binding;
+}
+
+/**
+ * `RateLimit: "default";r=50;t=30` with `RateLimit-Policy: "default";q=100;w=60`. Of several
+ * limits, the binding one counts; its policy is the one of the same name (or the only one).
+ */
+function readListForm(reading: Reading, limits: string | undefined, policies: string | undefined) {
+  const binding = bindingLimit(structuredList(limits) ?? []);
+  if (binding) {
+    reading.set('remaining', binding.remaining);
+    reading.resetIn(binding.reset);
+    if (binding.item.name) reading.set('policy', binding.item.name);
+  }
+  const policyItems = structuredList(policies) ?? [];
+  const policy =
+    policyItems.find((item) => binding !== undefined && item.name === binding.item.name) ??
+    (binding === undefined || policyItems.length === 1 ? policyItems[0] : undefined);
+  if (policy && (policy.params.has('q') || policy.params.has('w'))) {
+    reading.set('limit', count(policy.params.get('q')));
+    reading.window(secondsItem(policy.params.get('w')));
+    if (policy.name) reading.set('policy', policy.name);
+  }
+}
+
+/**
+ * The IETF draft's separate fields. RateLimit-Limit is a List that may carry policies
+ * (`10, 10;w=1, 50;w=60`): the window is that of the first member, or of the next one whose
+ * quota is the same.
+ */
+function readIetfFields(reading: Reading, headers: RateLimitHeaders): void {
+  const [first, ...policies] = structuredList(headers['ratelimit-limit']) ?? [];
+  if (first) {
+    const limit = count(first.value);
+    reading.set('limit', limit);
+    const window =
+      first.params.get('w') ??
+      policies.find((policy) => policy.value === limit && policy.params.has('w'))?.params.get('w');
+    reading.window(secondsItem(window));
+  }
+  reading.set('remaining', integer(headers['ratelimit-remaining']?.split(',')[0]));
+  reading.resetIn(seconds(headers['ratelimit-reset']?.split(',')[0]));
 }
 
 /** How long until the API accepts requests again, as far as the headers say (0 when now). */

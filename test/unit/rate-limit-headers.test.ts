@@ -97,6 +97,74 @@ describe('parseRateLimit', () => {
     ).toEqual({});
   });
 
+  describe('structured fields read by an RFC 9651 parser', () => {
+    it('a policy name quoted with commas and semicolons in it is one name, not three members', () => {
+      expect(
+        parseRateLimit({ ratelimit: '"a,b;c";r=5;t=10', 'ratelimit-policy': '"a,b;c";q=20;w=60' }, now),
+      ).toEqual({ policy: 'a,b;c', remaining: 5, resetAt: now + 10_000, limit: 20, windowMs: 60_000 });
+    });
+
+    it('a parameter given twice counts as its last value', () => {
+      expect(parseRateLimit({ ratelimit: '"p";r=50;r=0;t=30' }, now)).toMatchObject({ remaining: 0 });
+      expect(
+        parseRateLimit({ ratelimit: 'limit=100, remaining=50, remaining=2, reset=3' }, now),
+      ).toMatchObject({
+        remaining: 2,
+      });
+    });
+
+    it('a member of the wrong type is left out: a quoted "5" is a String, not a count', () => {
+      expect(parseRateLimit({ ratelimit: '"p";r="5";t=10' }, now)).toEqual({
+        policy: 'p',
+        resetAt: now + 10_000,
+      });
+      expect(parseRateLimit({ ratelimit: '"p";r=-3;t=10' }, now)).not.toHaveProperty('remaining');
+    });
+
+    it('a field that is not valid as a whole is ignored as a whole; the other families still count', () => {
+      for (const invalid of ['"p";R=5;t=10', '"p";r=5;t=10, "unterminated', '"p";r=5;;t=10']) {
+        expect(parseRateLimit({ ratelimit: invalid, 'x-ratelimit-remaining': '9' }, now), invalid).toEqual({
+          remaining: 9,
+        });
+      }
+    });
+
+    it('the dictionary form is found whatever member comes first', () => {
+      for (const field of [
+        'note="a, b", limit=100, remaining=0, reset=12',
+        'partial, limit=100, remaining=0, reset=12',
+      ]) {
+        expect(parseRateLimit({ ratelimit: field }, now), field).toEqual({
+          limit: 100,
+          remaining: 0,
+          resetAt: now + 12_000,
+        });
+      }
+    });
+
+    it('a policy named by a token, and parameters spaced after the semicolon', () => {
+      expect(
+        parseRateLimit({ ratelimit: 'burst; r=4; t=1', 'ratelimit-policy': 'burst; q=5; w=1' }, now),
+      ).toEqual({ policy: 'burst', remaining: 4, resetAt: now + 1000, limit: 5, windowMs: 1000 });
+    });
+  });
+
+  it('absurd times come out as finite numbers, not NaN, Infinity or negative (the pacer clamps its timers)', () => {
+    const retry = parseRateLimit({ 'retry-after': '999999999999' }, now).retryAfterMs as number;
+    expect(retry).toBe(999_999_999_999_000);
+    const endless = parseRateLimit({ 'retry-after': '9'.repeat(400) }, now).retryAfterMs as number;
+    expect(Number.isFinite(endless)).toBe(true);
+    expect(endless).toBeGreaterThan(retry);
+    const year9999 = Date.UTC(9999, 11, 31, 23, 59, 59);
+    expect(parseRateLimit({ 'x-ratelimit-reset': String(year9999 / 1000) }, now).resetAt).toBe(year9999);
+    expect(parseRateLimit({ 'retry-after': new Date(year9999).toUTCString() }, now).retryAfterMs).toBe(
+      year9999 - now,
+    );
+    const structured = parseRateLimit({ ratelimit: '"p";r=0;t=999999999999999' }, now).resetAt as number;
+    expect(Number.isFinite(structured)).toBe(true);
+    expect(structured).toBeGreaterThan(now);
+  });
+
   it('waitFromRateLimit: Retry-After wins; else the reset when nothing is left', () => {
     expect(waitFromRateLimit({ retryAfterMs: 5000, remaining: 0, resetAt: now + 9000 }, now)).toBe(5000);
     expect(waitFromRateLimit({ remaining: 0, resetAt: now + 9000 }, now)).toBe(9000);
