@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { spinnerWanted } from '../io/spinner.js';
 import { colorLevel } from '../io/theme.js';
-import type { LimiterState, RateLimiter } from './limiter.js';
+import type { LimiterState, RateLimiter } from './pacing/rate-limiter.js';
 import type { BatchCounts } from './run-batch.js';
 
 export interface Progress {

@@ -1,6 +1,6 @@
 // The end-of-run report: one typed object that the batch's run core returns, from which the summary
 // on stderr is rendered (and, for the GitHub Action, a job summary) without touching batch internals.
-import type { LimiterState } from './limiter.js';
+import type { LimiterState } from './pacing/rate-limiter.js';
 import type { BatchCounts } from './run-batch.js';
 
 /** A record that failed or whose outcome is unknown, as the report lists it. */

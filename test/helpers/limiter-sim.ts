@@ -1,6 +1,6 @@
 // A batch against a fixed-window rate-limited server, on a virtual clock (for the limiter's tests).
 import { parseRateLimit } from '../../src/api/rate-limit-headers.js';
-import { RateLimiter } from '../../src/batch/limiter.js';
+import { RateLimiter } from '../../src/batch/pacing/rate-limiter.js';
 
 /**
  * Simulates a batch against a fixed-window server on a virtual clock: `concurrency` workers, each

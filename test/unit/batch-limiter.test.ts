@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Pacer, RateLimiter } from '../../src/batch/limiter.js';
+import { Pacer } from '../../src/batch/pacing/pacer.js';
+import { RateLimiter } from '../../src/batch/pacing/rate-limiter.js';
 import { parseDuration, parseRate } from '../../src/text/units.js';
 import { simulate } from '../helpers/limiter-sim.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/batch/limiter.js';
 import { MAX_TIMER_MS, Pacer } from '../../src/batch/pacing/pacer.js';
+import { RateLimiter } from '../../src/batch/pacing/rate-limiter.js';
 
 /** Node's TimeoutOverflowWarnings raised while `action` runs and the ticks after it. */
 async function overflowWarnings(action: () => void): Promise<string[]> {

@@ -26,7 +26,7 @@
 // a chain of timers. A limiter that says "never" (an infinite next turn) still lets waiters with a
 // deadline go at it; without one they wait for an answer, and the limiter never says "never" while
 // nothing is in flight (see RateLimiter.nextAt), so no promise is left that cannot settle.
-import type { RateLimiter } from '../limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 /** What a turn comes to: the send's number (go), false (the run is stopping), or 'expired'. */
 export type Turn = number | false | 'expired';
