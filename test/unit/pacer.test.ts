@@ -126,6 +126,7 @@ describe('Pacer deadlines', () => {
     expect(await pacer.sleep(60_000, before + 1000)).toBe('expired');
     expect(Date.now() - before).toBeLessThan(500);
     expect(await pacer.sleep(10)).toBe(true);
+    expect(await pacer.sleep(Number.NaN)).toBe(true); // no 1 ms timer again and again
   });
 
   it('a quota of zero with nothing in flight: waiters without a deadline still get a turn (after the reset and the floor), never a hang', async () => {

@@ -91,7 +91,8 @@ export class Pacer {
   sleep(ms: number, deadline: number | undefined): Promise<boolean | 'expired'>;
   sleep(ms: number, deadline = Number.POSITIVE_INFINITY): Promise<boolean | 'expired'> {
     if (this.signal.aborted) return Promise.resolve(false);
-    const endsAt = this.clock() + Math.max(0, ms);
+    // A time that is not a number is none (setTimeout would take NaN as 1 ms, again and again).
+    const endsAt = this.clock() + (ms > 0 ? ms : 0);
     if (endsAt > deadline) return Promise.resolve('expired');
     return new Promise((resolve) => {
       const sleeper: Sleeper = { timer: undefined, done: resolve };
@@ -134,12 +135,13 @@ export class Pacer {
   #decide(): void {
     if (this.signal.aborted) return;
     const now = this.clock();
-    this.#expire(now);
     let at = this.limiter.nextAt(now);
     while (at <= now && this.#queue.length > 0) {
       (this.#queue.shift() as Waiter).resolve(this.limiter.sent(now));
       at = this.limiter.nextAt(now);
     }
+    // Those whose turn has come went first: a deadline that is now is met, not missed.
+    this.#expire(now);
     if (this.#queue.length === 0) this.#earliestDeadline = Number.POSITIVE_INFINITY;
     else at = Math.min(at, this.#earliestDeadline);
     this.#arm(this.#queue.length === 0 ? Number.POSITIVE_INFINITY : at, now);
