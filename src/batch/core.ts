@@ -35,7 +35,7 @@ import type { PreviousResults } from './previous-results.js';
 import { startProgress } from './progress.js';
 import { type BatchReport, buildReport, summaryText } from './report.js';
 import { claimOutput, loadPrevious, realOutputPath } from './resume.js';
-import { type ResultSink, runBatch } from './run-batch.js';
+import { failuresText, type ResultSink, runBatch } from './run-batch.js';
 import { fileSink, stdoutSink } from './sinks.js';
 import { createSpool } from './spool.js';
 
@@ -240,7 +240,9 @@ async function sendAll(
       : undefined;
     const journalPath = output ? `${output}.pending` : undefined;
     const journal = journalPath ? await IntentJournal.create(journalPath, { results }) : undefined;
-    const limiter = new RateLimiter(Date.now(), { ceiling: flags.rate, concurrency });
+    // The run's one clock: real time, as the pacer's waits are real.
+    const clock = Date.now;
+    const limiter = new RateLimiter(clock(), { ceiling: flags.rate, concurrency });
     const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter);
     // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports
     // them as unknown), then the summary and the resume command are still printed.
@@ -252,29 +254,30 @@ async function sendAll(
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof runBatch>> | undefined;
     try {
-      outcome = await runBatch(
-        () => spool.reader.next(),
+      outcome = await runBatch({
+        records: () => spool.reader.next(),
         client,
-        results
+        sink: results
           ? fileSink(results, secrets)
           : actions
             ? actionsSink(stdoutSink(ctx.stdout), ctx.stderr)
             : stdoutSink(ctx.stdout),
-        journal && results
-          ? {
-              reserve: (records) => journal.reserve(records, results.end),
-              sent: (record) => journal.sent(record.line, results.end),
-            }
-          : undefined,
-        {
+        journal:
+          journal && results
+            ? {
+                reserve: (records) => journal.reserve(records, results.end),
+                sent: (record) => journal.sent(record.line, results.end),
+              }
+            : undefined,
+        options: {
           concurrency,
           maxRetries,
           maxRateWaitMs: flags.maxRateWait,
           limiter,
+          clock,
           settled: { skipped: checked.skipped, unknown: checked.unknown },
           signal: ctx.signal,
           hardSignal: hard.signal,
-          now: () => ctx.now(),
           onProgress: progress.update,
           onStopping: (inFlight) =>
             ctx.stderr.write(
@@ -287,7 +290,7 @@ async function sendAll(
                 )
             : undefined,
         },
-      );
+      });
     } finally {
       ctx.secondInterrupt.signal.removeEventListener('abort', onSecond);
       progress.stop();
@@ -317,6 +320,9 @@ async function sendAll(
       recordsSeen: outcome.recordsSeen,
     });
     ctx.stderr.write(summaryText(report, where));
+    // The failed records' errors and hints, as `create` prints its own (a 401 stops the run and is
+    // printed as the run's error instead).
+    if (!outcome.stoppedBy) ctx.stderr.write(failuresText(outcome.failures));
     // In GitHub Actions: the job summary and the step outputs. A runner file that cannot be
     // written is the run's error only when nothing else went wrong; otherwise it is a note.
     if (actions) {

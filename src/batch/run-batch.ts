@@ -1,26 +1,32 @@
 // The batch engine: N workers take records in input order and create their envelopes. Safety rules:
 // - a request that may have reached the server is never re-sent: its record is `unknown`;
 // - an intent is on disk before each request, and each result before the record counts as done;
-// - one shared rate limiter (limiter.ts) paces every send; a 429 pauses every worker and is not
-//   counted against --max-retries (a record fails on 429s only past --max-rate-wait);
-// - 503 and requests that never left are retried with backoff (Retry-After wins);
+// - one shared pacer (pacing/) paces every send; a 429 pauses every worker and is not counted
+//   against --max-retries; every wait a record goes through (its turn, a shared pause, a backoff)
+//   counts against --max-rate-wait from when it was ready to go, and past it the record fails;
+// - what an answer means is src/api/outcome.ts's decision, what happens next src/batch/policy.ts's;
 // - a 401 stops the whole batch; an interrupt stops starting records and lets in-flight ones finish.
 import type { ApiClient } from '../api/client.js';
-import { interpretCreateResponse } from '../api/client.js';
+import { type CreateOutcome, classifyFailure } from '../api/outcome.js';
 import { parseRateLimit } from '../api/rate-limit-headers.js';
-import { type BackoffOptions, DEFAULT_BACKOFF, retryDelay } from '../api/retry.js';
-import type { Envelope } from '../api/schemas.js';
-import {
-  type CliError,
-  NetworkError,
-  NotAuthenticatedError,
-  RateLimitedError,
-  ServerError,
-} from '../errors.js';
+import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
+import { type CliError, RateLimitedError, ServerError } from '../errors.js';
 import { formatResult, OUTCOME_UNKNOWN, parseResult, type ResultLine } from './formats.js';
-import { type LimiterState, Pacer, RateLimiter } from './limiter.js';
+import { type LimiterState, RateLimiter } from './limiter.js';
+import { Pacer } from './pacing/pacer.js';
+import {
+  BATCH_MAX_WAIT_MS,
+  countRetry,
+  DEFAULT_MAX_RATE_WAIT_MS,
+  type NextStep,
+  nextStep,
+  type RecordState,
+  type RetryBounds,
+} from './policy.js';
 import { MAX_REPORTED_RECORDS, type ReportedRecord } from './report.js';
 import type { SpooledRecord } from './spool.js';
+
+export { DEFAULT_MAX_RATE_WAIT_MS };
 
 /** A record ready to send: its input line, its fingerprint and the validated JSON body. */
 export type BatchRecord = SpooledRecord;
@@ -42,6 +48,19 @@ export interface ResultSink {
   unread?(): string[];
 }
 
+/** What the batch needs of the API client: a send, and the classifier with the client's context. */
+export type BatchClient = Pick<ApiClient, 'sendCreate' | 'classify'>;
+
+/** Everything a run works with. */
+export interface BatchInput {
+  /** The next records in input order (an empty array: no more). */
+  records: () => Promise<BatchRecord[]>;
+  client: BatchClient;
+  sink: ResultSink;
+  journal: BatchJournal | undefined;
+  options: BatchOptions;
+}
+
 export interface BatchJournal {
   /** Resolves once it is on disk that these records may be sent. */
   reserve(records: readonly BatchRecord[]): Promise<void>;
@@ -60,17 +79,19 @@ export interface BatchOptions {
   hardSignal?: AbortSignal;
   /** Told at once when the run starts stopping (Ctrl-C), with the requests still in flight. */
   onStopping?: (inFlight: number) => void;
-  now: () => Date;
+  /**
+   * The run's one clock, in milliseconds since the epoch: pacing, waits and the reading of answers
+   * (Retry-After dates, resets). Real time: the pacer's waits are real.
+   */
+  clock: () => number;
   random?: () => number;
   backoff?: BackoffOptions;
   /** A 503's Retry-After longer than this fails the record instead of waiting. */
   maxWaitMs?: number;
-  /** How long one record may wait for the API's rate limit (429s) in all before it fails. */
+  /** How long one record may wait in all (turns, pauses, backoffs) from when it was ready (--max-rate-wait). */
   maxRateWaitMs?: number;
   /** The shared rate limiter (made with --rate's ceiling); a fresh one when not given. */
   limiter?: RateLimiter;
-  /** Milliseconds since the epoch, for pacing (real time: the limiter's waits are real). */
-  clock?: () => number;
   onProgress?: (counts: BatchCounts) => void;
   onRetry?: (info: { line: number; status: number | null; waitMs: number }) => void;
 }
@@ -101,32 +122,68 @@ export interface BatchOutcome {
   /** Failed and unknown records (the first MAX_REPORTED_RECORDS), and how many there were. */
   records: ReportedRecord[];
   recordsSeen: number;
+  /** The failed records' errors, once per hint (see failuresText). */
+  failures: FailureKind[];
 }
 
-type RecordResult =
-  | { kind: 'created'; data: Envelope; requestId: string }
-  | { kind: 'failed' | 'unknown'; error: CliError }
-  | { kind: 'abandoned' };
+/** Failed records that share a hint: the first one's line and message, and how many there were. */
+export interface FailureKind {
+  line: number;
+  message: string;
+  hint: string;
+  count: number;
+}
+
+/** How many different hints of failed records are kept for the end of the run. */
+const MAX_FAILURE_KINDS = 5;
 
 /**
- * Answers after which the envelope may exist: a 2xx whose body is not an envelope, and a 5xx other
- * than 503 (a server that failed half-way, or a gateway that gave up waiting for one). A 503 means
- * "not now" and is retried like a 429.
+ * The failed records' errors as `create` prints its own (`error: …` then `hint: …`), once per hint:
+ * a base URL without /api/v1 fails every record the same way, and says how to fix it once.
  */
-function mayHaveCreated(status: number): boolean {
-  return (status >= 200 && status < 300) || (status >= 500 && status !== 503);
+export function failuresText(failures: readonly FailureKind[]): string {
+  return failures
+    .map(({ line, message, hint, count }) => {
+      const others = count > 1 ? ` (and ${count - 1} more ${count === 2 ? 'record' : 'records'})` : '';
+      return `error: line ${line}${others}: ${message}\nhint: ${hint}\n`;
+    })
+    .join('');
+}
+
+/** What a record came to: its outcome when created, else its error as stored. */
+type RecordResult =
+  | Extract<CreateOutcome, { kind: 'created' }>
+  | { kind: 'failed' | 'unknown'; error: CliError };
+
+/** The reason the run's own stop signal gives once every worker is done. */
+const RUN_OVER = 'the batch is over';
+
+type RetryOutcome = Extract<CreateOutcome, { kind: 'retry' }>;
+
+/** The record was not finished: the run stopped before it was sent, or while it was in flight. */
+const ABANDONED = Symbol('abandoned');
+type Abandoned = typeof ABANDONED;
+
+/** One worker's record in progress (one object per worker, reused for each of its records). */
+interface WorkerState extends RecordState {
+  /** The pause every send waits for after the latest answer (a 429, a 503 that said when). */
+  pauseMs: number | undefined;
+  /** The latest error met, for the message of a record that waited too long. */
+  last: CliError | undefined;
 }
 
 /** The same error, reported as an unknown outcome: never sent again without --retry-unknown. */
 function asUnknown(error: CliError): CliError {
+  if (error.code === OUTCOME_UNKNOWN) return error; // a connection that broke after sending says so
   return new ServerError(
     `${error.message.replace(/\.$/, '')}; the envelope may have been created, so the record is not sent again by itself.`,
     {
       status: error.status,
       details: error.details,
+      requestId: error.requestId,
       hint: 'Check in the dashboard whether it exists, then run with --resume --retry-unknown if it does not.',
     },
-    'outcome_unknown',
+    OUTCOME_UNKNOWN,
   );
 }
 
@@ -136,245 +193,337 @@ function errorJson(error: CliError) {
     message: error.message,
     status: error.status,
     ...(error.details.length ? { details: error.details } : {}),
+    ...(error.hint ? { hint: error.hint } : {}),
   };
 }
 
-export async function runBatch(
-  read: () => Promise<BatchRecord[]>,
-  client: ApiClient,
-  sink: ResultSink,
-  journal: BatchJournal | undefined,
-  options: BatchOptions,
-): Promise<BatchOutcome> {
-  const counts: BatchCounts = { created: 0, failed: 0, unknown: 0, skipped: 0, ...options.settled };
-  const halt = new AbortController();
-  const clock = options.clock ?? Date.now;
-  const limiter = options.limiter ?? new RateLimiter(clock());
-  let stoppedBy: CliError | undefined;
-  let storeError: unknown;
-  const unwritten: string[] = [];
-  const reported: ReportedRecord[] = [];
-  let abandoned = 0;
-  let recordsSeen = 0;
-  /** The results cannot be stored any more: no new record starts; those in flight finish. */
-  const outputBroke = (error: unknown) => {
-    storeError ??= error;
-    halt.abort(error);
-  };
-  sink.onBroken?.(outputBroke);
-  const onInterrupt = () => {
-    if (!halt.signal.aborted) options.onStopping?.(limiter.inFlight);
-    halt.abort(options.signal.reason);
-  };
-  if (options.signal.aborted) onInterrupt();
-  else options.signal.addEventListener('abort', onInterrupt, { once: true });
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const maxWaitMs = options.maxWaitMs ?? 120_000;
-  const maxRateWaitMs = options.maxRateWaitMs ?? DEFAULT_MAX_RATE_WAIT_MS;
-  const pacer = new Pacer(limiter, clock, halt.signal);
+export function runBatch(input: BatchInput): Promise<BatchOutcome> {
+  return new BatchRun(input).run();
+}
 
-  /** Backoff for a request that never left or a 503: this record's own retry, counted. */
-  const wait = async (
-    attempt: number,
-    retryAfterMs: number | undefined,
-    line: number,
-    status: number | null,
-  ) => {
-    const waitMs = retryDelay(attempt, retryAfterMs, backoff, options.random);
-    if (waitMs > maxWaitMs) return false;
-    options.onRetry?.({ line, status, waitMs });
-    return pacer.sleep(waitMs);
-  };
+/**
+ * One run: the workers, what they share (the pacer, the counts, the results not yet synced), and
+ * how the run ends. Each worker takes a record and goes through turn, note, send, classify and next
+ * step (#send) until the record has a result to store.
+ */
+class BatchRun {
+  readonly #client: BatchClient;
+  readonly #sink: ResultSink;
+  readonly #journal: BatchJournal | undefined;
+  readonly #options: BatchOptions;
+  readonly #clock: () => number;
+  readonly #bounds: RetryBounds;
+  readonly #counts: BatchCounts;
+  readonly #halt = new AbortController();
+  readonly #limiter: RateLimiter;
+  readonly #pacer: Pacer;
+  readonly #feed: Feeder;
+  #stoppedBy: CliError | undefined;
+  #storeError: unknown;
+  #failure: unknown;
+  readonly #unwritten: string[] = [];
+  readonly #reported: ReportedRecord[] = [];
+  /** The first failed record of each hint, and how many failed with it. */
+  readonly #failures = new Map<string, FailureKind>();
+  #abandoned = 0;
+  #recordsSeen = 0;
+  /** Kinds of the results written and not yet covered by a sync. */
+  readonly #unsynced: RecordResult['kind'][] = [];
+  #syncing: Promise<void> | undefined;
 
-  const send = async (record: BatchRecord): Promise<RecordResult> => {
-    let attempt = 0;
-    /** Time this record spent waiting for its turn since the API first rate-limited it. */
-    let rateWaitedMs = 0;
-    let rateLimited = false;
-    for (;;) {
-      if (halt.signal.aborted) return { kind: 'abandoned' };
-      const asked = rateLimited ? clock() : 0;
-      const turn = pacer.turn();
-      const sent = typeof turn === 'object' ? await turn : turn;
-      if (sent === false) return { kind: 'abandoned' };
-      if (rateLimited) rateWaitedMs += clock() - asked;
-      let response: Awaited<ReturnType<ApiClient['sendCreate']>>;
-      try {
-        if (journal) await journal.sent(record);
-      } catch (error) {
-        // The journal could not note it (a full disk): so it is not sent.
-        pacer.lost();
-        outputBroke(error);
-        return { kind: 'abandoned' };
-      }
-      try {
-        response = await client.sendCreate(record.body, options.hardSignal);
-      } catch (error) {
-        pacer.lost();
-        if (options.hardSignal?.aborted) {
-          abandoned++;
-          return { kind: 'abandoned' }; // the journal says it left: a resume reports it as unknown
-        }
-        if (!(error instanceof NetworkError)) throw error;
-        if (error.sent) return { kind: 'unknown', error };
-        if (attempt < options.maxRetries && (await wait(attempt++, undefined, record.line, null))) continue;
-        return halt.signal.aborted ? { kind: 'abandoned' } : { kind: 'failed', error };
-      }
-      const now = clock();
-      const pause = pacer.answered(now, response.status, parseRateLimit(response.headers, now), sent);
-      const outcome = interpretCreateResponse(response, options.now());
-      if (outcome.ok) return { kind: 'created', data: outcome.envelope, requestId: response.requestId };
-      if (mayHaveCreated(response.status)) return { kind: 'unknown', error: asUnknown(outcome.error) };
-      if (outcome.error instanceof NotAuthenticatedError && !stoppedBy) {
-        stoppedBy = outcome.error;
-        halt.abort(outcome.error);
-      }
-      if (response.status === 429) {
-        // Not this record's fault, and not one of its retries: it waits with everyone else.
-        const left = pause ?? 0;
-        if (rateWaitedMs + left > maxRateWaitMs) {
-          return {
-            kind: 'failed',
-            error: rateWaitExceeded(outcome.error, rateWaitedMs, left, maxRateWaitMs),
-          };
-        }
-        rateLimited = true;
-        options.onRetry?.({ line: record.line, status: 429, waitMs: left });
-        continue;
-      }
-      if (outcome.retryable && attempt < options.maxRetries) {
-        if (pause !== undefined) {
-          // A 503 that says when: every worker pauses already; this record waits its turn again.
-          if (pause > maxWaitMs) return { kind: 'failed', error: outcome.error };
-          attempt++;
-          options.onRetry?.({ line: record.line, status: response.status, waitMs: pause });
-          continue;
-        }
-        if (await wait(attempt++, outcome.retryAfterMs, record.line, response.status)) continue;
-        if (halt.signal.aborted) return { kind: 'abandoned' };
-      }
-      return { kind: 'failed', error: outcome.error };
+  constructor(input: BatchInput) {
+    const { options, journal } = input;
+    this.#client = input.client;
+    this.#sink = input.sink;
+    this.#journal = journal;
+    this.#options = options;
+    this.#clock = options.clock;
+    this.#bounds = {
+      maxRetries: options.maxRetries,
+      maxRateLimited: Number.POSITIVE_INFINITY,
+      maxRateWaitMs: options.maxRateWaitMs ?? DEFAULT_MAX_RATE_WAIT_MS,
+      maxWaitMs: options.maxWaitMs ?? BATCH_MAX_WAIT_MS,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      random: options.random,
+    };
+    this.#counts = { created: 0, failed: 0, unknown: 0, skipped: 0, ...options.settled };
+    this.#limiter = options.limiter ?? new RateLimiter(this.#clock());
+    this.#pacer = new Pacer(this.#limiter, this.#clock, this.#halt.signal);
+    // Reservations are made a few dozen records ahead of the workers, so that one sync covers many
+    // records and is off each request's path. After a system crash or power cut (not after a mere
+    // kill), reserved records that never left count as unknown: never a duplicate, at worst a few
+    // records to check by hand.
+    this.#feed = new Feeder(
+      input.records,
+      journal ? (records) => journal.reserve(records) : undefined,
+      journal ? Math.min(256, Math.max(32, 4 * options.concurrency)) : 256,
+    );
+  }
+
+  async run(): Promise<BatchOutcome> {
+    const { signal } = this.#options;
+    this.#sink.onBroken?.((error) => this.#outputBroke(error));
+    const onInterrupt = () => this.#interrupt();
+    if (signal.aborted) onInterrupt();
+    else signal.addEventListener('abort', onInterrupt, { once: true });
+    try {
+      await Promise.all(Array.from({ length: this.#options.concurrency }, () => this.#work()));
+    } finally {
+      // The run is over: whatever the pacer still holds (a timer, a sleep) is let go, so that
+      // nothing of the run keeps the process alive.
+      this.#halt.abort(this.#halt.signal.aborted ? this.#halt.signal.reason : RUN_OVER);
+      signal.removeEventListener('abort', onInterrupt);
+      await this.#feed.settle();
+      this.#sink.finish?.();
+      while (this.#syncing) await this.#syncing;
     }
-  };
+    if (this.#failure !== undefined) throw this.#failure;
+    return this.#outcome();
+  }
 
-  // Reservations are made a few dozen records ahead of the workers, so that one sync covers many
-  // records and is off each request's path. After a system crash or power cut (not after a mere
-  // kill), reserved records that never left count as unknown: never a duplicate, at worst a few
-  // records to check by hand.
-  const feed = new Feeder(
-    read,
-    journal ? (records) => journal.reserve(records) : undefined,
-    journal ? Math.min(256, Math.max(32, 4 * options.concurrency)) : 256,
-  );
-  // A worker's slot is free once the answer is in and its line written; the sync comes behind it,
-  // covering many lines at once, and a record counts as done only then.
-  const unsynced: Exclude<RecordResult['kind'], 'abandoned'>[] = [];
-  let syncing: Promise<void> | undefined;
-  const settle = () => {
-    const covered = unsynced.length;
-    syncing = sink.flushed().then(
+  #interrupt(): void {
+    if (!this.#halt.signal.aborted) this.#options.onStopping?.(this.#limiter.inFlight);
+    this.#halt.abort(this.#options.signal.reason);
+  }
+
+  /** The results cannot be stored any more: no new record starts; those in flight finish. */
+  #outputBroke(error: unknown): void {
+    this.#storeError ??= error;
+    this.#halt.abort(error);
+  }
+
+  async #work(): Promise<void> {
+    const state: WorkerState = {
+      attempts: 0,
+      rateLimited: 0,
+      readyAt: 0,
+      pauseMs: undefined,
+      last: undefined,
+    };
+    try {
+      while (!this.#halt.signal.aborted) {
+        const behind = this.#sink.ready?.();
+        if (behind) await behind; // results are not piling up in memory while their reader is slow
+        const record = await this.#feed.next();
+        if (!record || this.#halt.signal.aborted) return;
+        state.attempts = 0;
+        state.rateLimited = 0;
+        state.last = undefined;
+        state.readyAt = this.#clock();
+        const result = await this.#send(record, state);
+        if (result !== ABANDONED) this.#store(record, result);
+      }
+    } catch (error) {
+      if (isOutputError(error)) this.#outputBroke(error);
+      else {
+        this.#failure ??= error;
+        this.#halt.abort(error); // the others finish what they hold, then the error is reported
+      }
+    }
+  }
+
+  /** One record, until it has a result: its turn, the journal's note, the request, its outcome, the next step. */
+  async #send(record: BatchRecord, state: WorkerState): Promise<RecordResult | Abandoned> {
+    const deadline = state.readyAt + this.#bounds.maxRateWaitMs;
+    for (;;) {
+      const ticket = this.#pacer.turn(deadline);
+      const turn = typeof ticket === 'object' ? await ticket : ticket;
+      if (turn === false) return ABANDONED;
+      if (turn === 'expired') return this.#waitedTooLong(state);
+      if (this.#journal) {
+        try {
+          await this.#journal.sent(record);
+        } catch (error) {
+          // The journal could not note it (a full disk): so it is not sent.
+          this.#pacer.lost();
+          this.#outputBroke(error);
+          return ABANDONED;
+        }
+      }
+      let outcome: CreateOutcome | Abandoned;
+      try {
+        const response = await this.#client.sendCreate(record.body, this.#options.hardSignal);
+        outcome = this.#answered(response, turn, state);
+      } catch (error) {
+        outcome = this.#noAnswer(error, state);
+      }
+      if (outcome === ABANDONED) return ABANDONED;
+      const now = this.#clock();
+      const step = nextStep(outcome, state, this.#bounds, now, state.pauseMs);
+      if (step.kind !== 'retry') return this.#result(outcome, step);
+      // The policy retries only an outcome that is a retry.
+      const waited = await this.#wait(record, outcome as RetryOutcome, step, state, deadline);
+      if (waited !== true) return waited;
+    }
+  }
+
+  /** Tells the pacer of an answer, and classifies it with the client's context. */
+  #answered(response: Awaited<ReturnType<BatchClient['sendCreate']>>, sent: number, state: WorkerState) {
+    const now = this.#clock();
+    state.pauseMs = this.#pacer.answered(now, response.status, parseRateLimit(response.headers, now), sent);
+    return this.#client.classify(response, now);
+  }
+
+  /** A request that got no answer. */
+  #noAnswer(error: unknown, state: WorkerState): CreateOutcome | Abandoned {
+    this.#pacer.lost();
+    state.pauseMs = undefined;
+    if (this.#options.hardSignal?.aborted) {
+      this.#abandoned++;
+      return ABANDONED; // the journal says it left: a resume reports it as unknown
+    }
+    return classifyFailure(error);
+  }
+
+  /** The result a step other than a retry stores. */
+  #result(outcome: CreateOutcome, step: Exclude<NextStep, { kind: 'retry' }>): RecordResult {
+    if (outcome.kind === 'created') return outcome;
+    const { error } = outcome;
+    if (step.kind === 'stop' && !this.#stoppedBy) {
+      this.#stoppedBy = error;
+      this.#halt.abort(error);
+    }
+    if (step.kind === 'expired') {
+      const expired =
+        outcome.kind === 'retry' && outcome.why === 'rate_limited'
+          ? rateWaitExceeded(error, step.waitedMs, step.leftMs, this.#bounds.maxRateWaitMs)
+          : error;
+      return { kind: 'failed', error: expired };
+    }
+    if (step.kind === 'store' && step.result === 'unknown')
+      return { kind: 'unknown', error: asUnknown(error) };
+    return { kind: 'failed', error };
+  }
+
+  /**
+   * Waits before the record is sent again: for its turn, when the pacer pauses every send (it asks
+   * again at once), else a backoff of its own. True to go on; otherwise the record's end.
+   */
+  async #wait(
+    record: BatchRecord,
+    outcome: RetryOutcome,
+    step: Extract<NextStep, { kind: 'retry' }>,
+    state: WorkerState,
+    deadline: number,
+  ): Promise<true | RecordResult | Abandoned> {
+    countRetry(state, step);
+    state.last = outcome.error;
+    this.#options.onRetry?.({ line: record.line, status: outcome.error.status, waitMs: step.waitMs });
+    if (step.shared) return true;
+    const slept = await this.#pacer.sleep(step.waitMs, deadline);
+    if (slept === true) return true;
+    if (slept === 'expired') return this.#waitedTooLong(state);
+    return this.#halt.signal.aborted ? ABANDONED : { kind: 'failed', error: outcome.error };
+  }
+
+  /** The record's wait would go past --max-rate-wait: it fails now. */
+  #waitedTooLong(state: WorkerState): RecordResult {
+    const waitedMs = Math.max(0, this.#clock() - state.readyAt);
+    return { kind: 'failed', error: turnExpired(state.last, waitedMs, this.#bounds.maxRateWaitMs) };
+  }
+
+  /**
+   * A worker's slot is free once the answer is in and its line written; the sync comes behind it,
+   * covering many lines at once, and a record counts as done only then.
+   */
+  #settle(): Promise<void> {
+    const covered = this.#unsynced.length;
+    this.#syncing = this.#sink.flushed().then(
       () => {
-        for (const kind of unsynced.splice(0, covered)) counts[kind]++;
-        options.onProgress?.(counts);
-        syncing = unsynced.length > 0 ? settle() : undefined;
+        for (const kind of this.#unsynced.splice(0, covered)) this.#counts[kind]++;
+        this.#options.onProgress?.(this.#counts);
+        this.#syncing = this.#unsynced.length > 0 ? this.#settle() : undefined;
       },
       (error: unknown) => {
-        outputBroke(error); // the results cannot be stored: stop everyone, then report it
-        syncing = undefined;
+        this.#outputBroke(error); // the results cannot be stored: stop everyone, then report it
+        this.#syncing = undefined;
       },
     );
-    return syncing;
-  };
-  const store = (record: BatchRecord, result: Exclude<RecordResult, { kind: 'abandoned' }>) => {
-    const line: ResultLine =
-      result.kind === 'created'
-        ? {
-            line: record.line,
-            ok: true,
-            ...result.data,
-            request_id: result.requestId,
-            fingerprint: record.fingerprint,
-          }
-        : {
-            line: record.line,
-            ok: false,
-            error: errorJson(result.error),
-            ...(result.error.requestId ? { request_id: result.error.requestId } : {}),
-            fingerprint: record.fingerprint,
-          };
-    if (result.kind !== 'created') {
-      recordsSeen++;
-      if (reported.length < MAX_REPORTED_RECORDS) {
-        reported.push({
+    return this.#syncing;
+  }
+
+  #store(record: BatchRecord, result: RecordResult): void {
+    const text = formatResult(resultLine(record, result));
+    if (result.kind !== 'created') this.#report(record, result);
+    if (this.#storeError === undefined) {
+      try {
+        this.#sink.write(`${text}\n`);
+        this.#unsynced.push(result.kind);
+        this.#syncing ??= this.#settle();
+        return;
+      } catch (error) {
+        this.#outputBroke(error);
+      }
+    }
+    if (result.kind !== 'failed') this.#unwritten.push(text);
+  }
+
+  #report(record: BatchRecord, result: Exclude<RecordResult, { kind: 'created' }>): void {
+    this.#recordsSeen++;
+    const { error } = result;
+    if (result.kind === 'failed' && error.hint) {
+      const same = this.#failures.get(error.hint);
+      if (same) same.count++;
+      else if (this.#failures.size < MAX_FAILURE_KINDS) {
+        this.#failures.set(error.hint, {
           line: record.line,
-          email: emailOf(record.body),
-          state: result.kind,
-          message: result.error.message,
+          message: error.message,
+          hint: error.hint,
+          count: 1,
         });
       }
     }
-    const text = formatResult(line);
-    if (storeError === undefined) {
-      try {
-        sink.write(`${text}\n`);
-        unsynced.push(result.kind);
-        syncing ??= settle();
-        return;
-      } catch (error) {
-        outputBroke(error);
-      }
-    }
-    if (result.kind !== 'failed') unwritten.push(text);
-  };
-
-  let failure: unknown;
-  const worker = async () => {
-    try {
-      while (!halt.signal.aborted) {
-        const behind = sink.ready?.();
-        if (behind) await behind; // results are not piling up in memory while their reader is slow
-        const record = await feed.next();
-        if (!record || halt.signal.aborted) return;
-        const result = await send(record);
-        if (result.kind !== 'abandoned') store(record, result);
-      }
-    } catch (error) {
-      if (isOutputError(error)) outputBroke(error);
-      else {
-        failure ??= error;
-        halt.abort(error); // the others finish what they hold, then the error is reported
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
-  } finally {
-    options.signal.removeEventListener('abort', onInterrupt);
-    await feed.settle();
-    sink.finish?.();
-    while (syncing) await syncing;
-  }
-  if (failure !== undefined) throw failure;
-  if (storeError !== undefined) {
-    // Lines the reader may not have got, then those never written; each envelope once.
-    const seen = new Set<string>();
-    const lost = [...(sink.unread?.() ?? []), ...unwritten].filter((text) => {
-      if (seen.has(text) || !mayHaveEnvelope(text)) return false;
-      seen.add(text);
-      return true;
+    if (this.#reported.length >= MAX_REPORTED_RECORDS) return;
+    this.#reported.push({
+      line: record.line,
+      email: emailOf(record.body),
+      state: result.kind,
+      message: error.message,
     });
-    unwritten.splice(0, unwritten.length, ...lost);
+  }
+
+  #outcome(): BatchOutcome {
+    if (this.#storeError !== undefined) {
+      // Lines the reader may not have got, then those never written; each envelope once.
+      const seen = new Set<string>();
+      const lost = [...(this.#sink.unread?.() ?? []), ...this.#unwritten].filter((text) => {
+        if (seen.has(text) || !mayHaveEnvelope(text)) return false;
+        seen.add(text);
+        return true;
+      });
+      this.#unwritten.splice(0, this.#unwritten.length, ...lost);
+    }
+    return {
+      counts: this.#counts,
+      stoppedBy: this.#stoppedBy,
+      interrupted: this.#options.signal.aborted,
+      limits: this.#limiter.state(this.#clock()),
+      outputError: this.#storeError,
+      unwritten: this.#unwritten,
+      abandoned: this.#abandoned,
+      records: this.#reported,
+      recordsSeen: this.#recordsSeen,
+      failures: [...this.#failures.values()],
+    };
+  }
+}
+
+function resultLine(record: BatchRecord, result: RecordResult): ResultLine {
+  if (result.kind === 'created') {
+    return {
+      line: record.line,
+      ok: true,
+      ...result.envelope,
+      request_id: result.requestId,
+      fingerprint: record.fingerprint,
+    };
   }
   return {
-    counts,
-    stoppedBy,
-    interrupted: options.signal.aborted,
-    limits: limiter.state(clock()),
-    outputError: storeError,
-    unwritten,
-    abandoned,
-    records: reported,
-    recordsSeen,
+    line: record.line,
+    ok: false,
+    error: errorJson(result.error),
+    ...(result.error.requestId ? { request_id: result.error.requestId } : {}),
+    fingerprint: record.fingerprint,
   };
 }
 
@@ -399,8 +548,18 @@ function mayHaveEnvelope(text: string): boolean {
   return parsed.ok && (parsed.value.ok || parsed.value.error.code === OUTCOME_UNKNOWN);
 }
 
-/** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
-export const DEFAULT_MAX_RATE_WAIT_MS = 15 * 60_000;
+/** A record whose turn could not come within --max-rate-wait (a pause past it, or a long queue). */
+function turnExpired(last: CliError | undefined, waitedMs: number, budgetMs: number): CliError {
+  const s = (ms: number) => `${Math.ceil(ms / 1000)} s`;
+  const said = last ? ` ${last.message}` : '';
+  return new RateLimitedError(
+    `Rate limited by the API for too long: this record waited ${s(waitedMs)} for its turn and would wait past --max-rate-wait ${s(budgetMs)}.${said}`,
+    {
+      status: last?.status ?? null,
+      hint: 'Nothing was created for it. Raise --max-rate-wait, or run again later with --resume.',
+    },
+  );
+}
 
 function rateWaitExceeded(error: CliError, waitedMs: number, leftMs: number, budgetMs: number): CliError {
   const s = (ms: number) => `${Math.ceil(ms / 1000)} s`;

@@ -1,0 +1,140 @@
+// What happens next to a record once its request has an outcome (src/api/outcome.ts), decided once
+// for the batch and for `envelope create` (a batch of one, with its own bounds). Pure: the time and
+// any pause the rate limiter set come in as arguments, the randomness of backoff through `bounds`.
+//
+//   created, unknown          the result is stored
+//   rejected                  stored as failed; a 401 also stops every record (the token is bad)
+//   retry                     sent again after a wait, while the bounds allow:
+//     rate_limited (429)      the wait counts as rate waiting, never as one of the record's retries
+//                             (in a batch it is not this record's fault: every worker waits)
+//     unavailable, not_sent   the wait counts as an attempt (--max-retries)
+//   past a bound              stored as failed; `budget` says when it is --max-rate-wait
+//
+// Every wait counts against `maxRateWaitMs` from the moment the record was ready to go: a record
+// whose next wait would end past it fails now, not after waiting for nothing.
+
+import type { CreateOutcome } from '../api/outcome.js';
+import { type BackoffOptions, backoffDelay } from '../api/retry.js';
+import { NotAuthenticatedError } from '../errors.js';
+
+/** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
+export const DEFAULT_MAX_RATE_WAIT_MS = 15 * 60_000;
+
+/** The longest single wait a batch takes for a 503 that says when; a longer one fails the record. */
+export const BATCH_MAX_WAIT_MS = 120_000;
+
+export interface RetryBounds {
+  /** Retries counted as attempts: a 503, a request that never left (--max-retries). */
+  maxRetries: number;
+  /** How many 429s a record may meet and still be sent again (a batch: no bound but time). */
+  maxRateLimited: number;
+  /** How long a record may wait in all (turns, pauses, backoffs) from when it was ready (--max-rate-wait). */
+  maxRateWaitMs: number;
+  /** The longest single wait a 503 may ask for. */
+  maxWaitMs: number;
+  /**
+   * The backoff of a retry the server gave no time for. Undefined: such a request is not sent again
+   * (`create` waits only when the server says how long: a create is not idempotent).
+   */
+  backoff: BackoffOptions | undefined;
+  random?: () => number;
+}
+
+/** Where a record stands: how many retries it used, and since when it waits to go. */
+export interface RecordState {
+  /** Retries counted as attempts so far. */
+  attempts: number;
+  /** 429s met so far. */
+  rateLimited: number;
+  /** When the record was ready to go, on the clock `now` is read from. */
+  readyAt: number;
+}
+
+export type NextStep =
+  | { kind: 'store'; result: 'created' | 'unknown' | 'failed' }
+  /** Store it as failed, and send no other record: the token is refused. */
+  | { kind: 'stop' }
+  /**
+   * Send it again after `waitMs`. `shared`: the wait is the rate limiter's pause, which every send
+   * waits for already (the record just waits for its turn); otherwise a wait of its own.
+   */
+  | { kind: 'retry'; counts: 'attempt' | 'rate_wait'; waitMs: number; shared: boolean }
+  /** Store it as failed: its next wait would end past --max-rate-wait (it waited `waitedMs` so far). */
+  | { kind: 'expired'; waitedMs: number; leftMs: number };
+
+const STORE_CREATED: NextStep = { kind: 'store', result: 'created' };
+const STORE_UNKNOWN: NextStep = { kind: 'store', result: 'unknown' };
+const STORE_FAILED: NextStep = { kind: 'store', result: 'failed' };
+const STOP: NextStep = { kind: 'stop' };
+
+/**
+ * The next step for a record whose request came to `outcome` at `now`. `pauseMs`: how long the rate
+ * limiter now pauses every send (a 429, or a 503 that said when), when it does.
+ */
+export function nextStep(
+  outcome: CreateOutcome,
+  state: RecordState,
+  bounds: RetryBounds,
+  now: number,
+  pauseMs?: number,
+): NextStep {
+  switch (outcome.kind) {
+    case 'created':
+      return STORE_CREATED;
+    case 'unknown':
+      return STORE_UNKNOWN;
+    case 'rejected':
+      return outcome.error instanceof NotAuthenticatedError ? STOP : STORE_FAILED;
+    case 'retry':
+      return retryStep(outcome, state, bounds, now, pauseMs);
+  }
+}
+
+function retryStep(
+  outcome: Extract<CreateOutcome, { kind: 'retry' }>,
+  state: RecordState,
+  bounds: RetryBounds,
+  now: number,
+  pauseMs: number | undefined,
+): NextStep {
+  const rateLimited = outcome.why === 'rate_limited';
+  const used = rateLimited ? state.rateLimited >= bounds.maxRateLimited : state.attempts >= bounds.maxRetries;
+  if (used) return STORE_FAILED;
+  const said = pauseMs ?? outcome.afterMs;
+  let waitMs: number;
+  if (said !== undefined) {
+    // A 503 that asks for longer than a retry may wait: it is not worth holding the record.
+    if (!rateLimited && said > bounds.maxWaitMs) return STORE_FAILED;
+    waitMs = said;
+  } else if (bounds.backoff) {
+    waitMs = backoffDelay(state.attempts, bounds.backoff, bounds.random);
+  } else {
+    return STORE_FAILED;
+  }
+  const waitedMs = Math.max(0, now - state.readyAt);
+  if (waitedMs + waitMs > bounds.maxRateWaitMs) return { kind: 'expired', waitedMs, leftMs: waitMs };
+  return {
+    kind: 'retry',
+    counts: rateLimited ? 'rate_wait' : 'attempt',
+    waitMs,
+    shared: pauseMs !== undefined,
+  };
+}
+
+/** Counts the retry `step` in `state` (the caller does it once it goes ahead with the retry). */
+export function countRetry(state: RecordState, step: Extract<NextStep, { kind: 'retry' }>): void {
+  if (step.counts === 'attempt') state.attempts++;
+  else state.rateLimited++;
+}
+
+/**
+ * `envelope create`'s bounds: a batch of one that waits only when the server says how long, for at
+ * most a minute in all, and sends again at most 3 times for 429s and 3 times for 503s.
+ */
+export const CREATE_BOUNDS: RetryBounds = {
+  maxRetries: 3,
+  maxRateLimited: 3,
+  maxRateWaitMs: 60_000,
+  maxWaitMs: 60_000,
+  backoff: undefined,
+};
