@@ -12,8 +12,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { RateLimitHeaderStyle } from '../../src/sandbox/rate-limit.js';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
-import { type HeaderStyle, startRateLimitedServer } from '../helpers/rate-limited-server.js';
 import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN } from '../helpers/spawn.js';
 import { hasTmux, openTerminal } from '../helpers/tmux.js';
@@ -53,7 +54,7 @@ async function batch(args: string[], options: TestContextOptions = {}, baseUrl =
 }
 
 describe('envelope batch against a rate-limited API', () => {
-  const cases: [HeaderStyle, number][] = [
+  const cases: [RateLimitHeaderStyle, number][] = [
     ['x-ratelimit', 1],
     ['x-ratelimit', 16],
     ['ietf', 16],
@@ -64,26 +65,31 @@ describe('envelope batch against a rate-limited API', () => {
   ];
   for (const [style, concurrency] of cases) {
     it(`${style} headers, concurrency ${concurrency}: every record created, none failed`, async () => {
-      const api = await startRateLimitedServer({ limit: 20, windowMs: 1000, style, latencyMs: 10 });
+      // The sandbox itself: 20 creates a second per token, windows aligned to the second, 429 with
+      // Retry-After (whole seconds) past them, its rate-limit headers in the chosen style.
+      const api = await startSandbox({ port: 0, rateLimit: '20/s', rateLimitHeaders: style, latencyMs: 10 });
       try {
         const records = concurrency === 1 ? 30 : 60;
         const dir = folder();
         writeFileSync(join(dir, 'p.jsonl'), people(records));
         const { code, stdout, stderr } = await batch(
           [join(dir, 'p.jsonl'), '--template', TEMPLATE, '--concurrency', String(concurrency)],
-          {},
+          { env: { ESIGN_TOKEN: api.organisations[0]?.token ?? undefined } },
           api.baseUrl,
         );
+        const arrivals = api.requests();
+        const created = arrivals.filter((arrival) => arrival.status === 200).length;
+        const rejected = arrivals.filter((arrival) => arrival.status === 429).length;
         expect(code).toBe(0);
         expect(parseLines(stdout).filter((r) => r.ok)).toHaveLength(records);
-        expect(api.created()).toBe(records);
+        expect(created).toBe(records);
         expect(stderr).not.toContain('MaxListenersExceededWarning');
         // Rejections stay few: with headers at most one a window (at its edge); without, the
         // first burst (one a request in flight: nothing is known yet) and a few a window after.
-        const times = api.arrivals.map((arrival) => arrival.at);
+        const times = arrivals.map((arrival) => arrival.receivedAt);
         const windows = Math.ceil((Math.max(...times) - Math.min(...times)) / 1000) + 1;
-        expect(api.rejected()).toBeLessThanOrEqual(style === 'none' ? concurrency + 3 * windows : windows);
-        if (api.rejected() > 0) expect(stderr).toMatch(/The API rate-limited \d+ requests? \(429\)/);
+        expect(rejected).toBeLessThanOrEqual(style === 'none' ? concurrency + 3 * windows : windows);
+        if (rejected > 0) expect(stderr).toMatch(/The API rate-limited \d+ requests? \(429\)/);
       } finally {
         await api.close();
       }
