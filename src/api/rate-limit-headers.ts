@@ -90,21 +90,36 @@ interface StructuredItem {
   params: Parameters;
 }
 
+/**
+ * The fields read lately, by their text: a policy or a limit is the same text on every answer of a
+ * batch, and parsing it again would cost more than everything else an answer costs the batch.
+ */
+const parsedLists = new Map<string, StructuredItem[] | undefined>();
+const PARSED_LISTS_KEPT = 256;
+
 /** A structured List, its inner lists left out; undefined when the field is not a valid List. */
 function structuredList(value: string | undefined): StructuredItem[] | undefined {
   if (value === undefined) return undefined;
+  if (parsedLists.has(value)) return parsedLists.get(value);
+  let items: StructuredItem[] | undefined;
   try {
-    return parseList(value).flatMap(([item, params]) =>
+    items = parseList(value).flatMap(([item, params]) =>
       Array.isArray(item) ? [] : [{ name: nameOf(item), value: item, params }],
     );
   } catch {
-    return undefined;
+    items = undefined;
   }
+  if (parsedLists.size >= PARSED_LISTS_KEPT) parsedLists.clear();
+  parsedLists.set(value, items);
+  return items;
 }
+
+/** A Dictionary's first key starts with a lower-case letter or `*` (a List of Strings cannot). */
+const DICTIONARY_START = /^\s*[a-z*]/;
 
 /** The draft's dictionary form (`limit=100, remaining=50, reset=30`), when the field is one. */
 function rateLimitDictionary(value: string | undefined): Map<string, BareItem> | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || !DICTIONARY_START.test(value)) return undefined;
   let dictionary: ReturnType<typeof parseDictionary>;
   try {
     dictionary = parseDictionary(value);
