@@ -21,7 +21,7 @@ import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
 import { parseResult } from './formats.js';
 import { IntentJournal } from './journal.js';
-import { RateLimiter } from './limiter.js';
+import { RateLimiter } from './pacing/rate-limiter.js';
 import {
   checkReadableFile,
   checkWritableFolder,

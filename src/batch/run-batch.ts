@@ -12,8 +12,8 @@ import { parseRateLimit } from '../api/rate-limit-headers.js';
 import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
 import { type CliError, RateLimitedError, ServerError } from '../errors.js';
 import { formatResult, OUTCOME_UNKNOWN, parseResult, type ResultLine } from './formats.js';
-import { type LimiterState, RateLimiter } from './limiter.js';
 import { Pacer } from './pacing/pacer.js';
+import { type LimiterState, RateLimiter } from './pacing/rate-limiter.js';
 import {
   BATCH_MAX_WAIT_MS,
   countRetry,
