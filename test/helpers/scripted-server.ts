@@ -1,5 +1,7 @@
 // A scripted HTTP server on 127.0.0.1 port 0: each request takes the next scripted reply (or a
-// default), and everything received is recorded. It fails loudly on requests nobody expected.
+// default), and everything received is recorded. It fails loudly on requests nobody expected, and
+// (as gh's httpmock `Verify`) on replies a test queued that no request used: `verify()`, which
+// useScriptedServer calls after each test and every server calls when it closes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -36,6 +38,8 @@ export interface ScriptedServer {
   script(...replies: Reply[]): void;
   /** Answers every request the script does not cover (by default such a request fails the test). */
   fallback(reply: ((request: ReceivedRequest, index: number) => Reply) | Reply): void;
+  /** Throws, listing them, when scripted replies are still queued: the test expected requests that never came. */
+  verify(): void;
   /** Forgets the requests received, the replies still queued and the fallback. */
   reset(): void;
   close(): Promise<void>;
@@ -63,6 +67,13 @@ export const json = (status: number, body: unknown, headers?: Record<string, str
   body,
   headers,
 });
+
+/** One queued reply, as a failure lists it. */
+function describeReply(reply: Reply): string {
+  if (reply.kind === 'json') return `${reply.status} ${JSON.stringify(reply.body).slice(0, 80)}`;
+  if (reply.kind === 'text') return `${reply.status} ${reply.body.slice(0, 80)}`;
+  return reply.kind;
+}
 
 export async function startScriptedServer(): Promise<ScriptedServer> {
   const queue: Reply[] = [];
@@ -135,23 +146,36 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     fallback: (reply) => {
       fallback = typeof reply === 'function' ? reply : () => reply;
     },
+    verify: () => {
+      if (queue.length === 0) return;
+      const unused = queue.splice(0).map((reply, i) => `  ${i + 1}. ${describeReply(reply)}`);
+      throw new Error(
+        `scripted server: ${unused.length === 1 ? 'a reply was' : 'replies were'} queued that no request used:\n${unused.join('\n')}`,
+      );
+    },
     reset: () => {
       requests.length = 0;
       queue.length = 0;
       fallback = undefined;
     },
-    close: () =>
-      new Promise((resolve) => {
+    close: async () => {
+      const unused = queue.length;
+      await new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
-      }),
+      });
+      if (unused > 0) {
+        throw new Error(`scripted server: closed with ${unused} queued replies that no request used`);
+      }
+    },
   };
 }
 
 /**
  * One scripted server for a test file: started before its tests, closed after them, and (unless
- * `resetAfterEach` is false) reset after each test, so that no test meets another's requests,
- * replies or fallback. The object returned stands for the server from the moment it has started.
+ * `resetAfterEach` is false) verified and reset after each test, so that no test meets another's
+ * requests, replies or fallback, and a test whose queued replies were not all used fails. The
+ * object returned stands for the server from the moment it has started.
  */
 export function useScriptedServer({ resetAfterEach = true } = {}): ScriptedServer {
   let started: ScriptedServer | undefined;
@@ -159,7 +183,15 @@ export function useScriptedServer({ resetAfterEach = true } = {}): ScriptedServe
     started = await startScriptedServer();
   });
   afterAll(() => started?.close());
-  if (resetAfterEach) afterEach(() => started?.reset());
+  if (resetAfterEach) {
+    afterEach(() => {
+      try {
+        started?.verify();
+      } finally {
+        started?.reset();
+      }
+    });
+  }
   const server = () => {
     if (!started) throw new Error('the scripted server starts in beforeAll: use it inside a test');
     return started;
@@ -179,6 +211,7 @@ export function useScriptedServer({ resetAfterEach = true } = {}): ScriptedServe
     },
     script: (...replies) => server().script(...replies),
     fallback: (reply) => server().fallback(reply),
+    verify: () => server().verify(),
     reset: () => server().reset(),
     close: () => server().close(),
   };

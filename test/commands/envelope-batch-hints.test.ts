@@ -1,0 +1,107 @@
+// A batch's per-record errors carry the message and hint `envelope create` would print: the answer
+// is read with the client's context (where the token came from, which base URL was used).
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
+import { json, useScriptedServer } from '../helpers/scripted-server.js';
+
+const TOKEN = 'tok_batch_hints_3a9e1c7b5d2f4068';
+const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+const ENV_TOKEN_HINT =
+  'The token comes from ESIGN_TOKEN, so `esign login` would change nothing: set ESIGN_TOKEN to a valid token (in CI, update the secret), or unset it to use the stored one.';
+
+const server = useScriptedServer();
+
+const people = (count: number) =>
+  Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ signatory: { name: `Person ${i + 1}`, email: `p${i + 1}@example.com` } }),
+  ).join('\n');
+const parseLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+
+async function run(command: string[], options: TestContextOptions = {}) {
+  const result = await runCli(command, options);
+  assertNoSecret(result, TOKEN);
+  return result;
+}
+
+describe('envelope batch: errors and hints as create prints them', () => {
+  it('a revoked ESIGN_TOKEN: the hint says to fix ESIGN_TOKEN, not to run `esign login`, as create does', async () => {
+    server.fallback(json(401, { message: 'Unauthenticated.' }, { 'x-request-id': 'req-401' }));
+    const dir = mkdtempSync(join(tmpdir(), 'esign-batch-hints-'));
+    writeFileSync(join(dir, 'p.jsonl'), people(3));
+    const output = join(dir, 'results.jsonl');
+    const env = { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl };
+    const batch = await run(
+      [
+        'envelope',
+        'batch',
+        join(dir, 'p.jsonl'),
+        '--template',
+        TEMPLATE,
+        '--concurrency',
+        '1',
+        '--output',
+        output,
+      ],
+      { env },
+    );
+    expect(batch.code).toBe(3);
+    expect(server.requests).toHaveLength(1); // a 401 stops the batch
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(batch.stderr).toContain(`hint: ${ENV_TOKEN_HINT}`);
+    expect(batch.stderr).not.toContain('then run `esign login`');
+    const [result] = parseLines(readFileSync(output, 'utf8'));
+    expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, hint: ENV_TOKEN_HINT });
+
+    // create, for the same answer, says the same.
+    const create = await run(
+      ['envelope', 'create', '--template', TEMPLATE, '--name', 'Ada', '--email', 'ada@example.com'],
+      { env },
+    );
+    expect(create.code).toBe(3);
+    expect(create.stderr).toContain(`hint: ${ENV_TOKEN_HINT}`);
+    expect(create.stderr).toContain(`error: ${result.error.message}`);
+  });
+
+  it('a base URL without /api/v1: every failed record says how to fix it, once on stderr, as create does', async () => {
+    server.fallback(json(404, { message: 'Not Found' }));
+    const dir = mkdtempSync(join(tmpdir(), 'esign-batch-hints-'));
+    writeFileSync(join(dir, 'p.jsonl'), people(2));
+    const env = { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.url };
+    const batch = await run(['envelope', 'batch', join(dir, 'p.jsonl'), '--template', TEMPLATE], { env });
+    expect(batch.code).toBe(8);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/native/envelopes/create',
+      '/native/envelopes/create',
+    ]);
+    const hint = `The base URL is ${server.url}; it must include the API prefix /api/v1. Fix it with --base-url, ESIGN_BASE_URL or \`esign config set base_url <url>\`.`;
+    const results = parseLines(batch.stdout);
+    expect(results).toHaveLength(2);
+    for (const result of results) {
+      expect(result.error).toMatchObject({ code: 'rejected', status: 404, hint });
+      expect(result.error.message).toMatch(
+        /^Not found \(404, request id [^)]+\)\. The API said: "Not Found"$/,
+      );
+    }
+    expect(batch.stderr).toContain('Batch: 0 created, 2 failed');
+    expect(batch.stderr).toMatch(
+      /error: line \d \(and 1 more record\): Not found \(404, request id [^)]+\)\. The API said: "Not Found"\n/,
+    );
+    expect(batch.stderr).toContain(`\nhint: ${hint}\n`);
+    expect(batch.stderr.split('hint: The base URL').length - 1).toBe(1); // once, not once a record
+
+    const create = await run(
+      ['envelope', 'create', '--template', TEMPLATE, '--name', 'Ada', '--email', 'ada@example.com'],
+      { env },
+    );
+    expect(create.code).toBe(5);
+    expect(create.stderr).toContain(`hint: ${hint}`);
+  });
+});
