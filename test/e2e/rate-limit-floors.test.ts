@@ -39,7 +39,6 @@ async function rateLimitedBatch(headers: Record<string, string>) {
     ).join('\n'),
   );
   const output = join(dir, 'results.jsonl');
-  const started = Date.now();
   const result = await runBin(
     [
       'envelope',
@@ -63,7 +62,7 @@ async function rateLimitedBatch(headers: Record<string, string>) {
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as { ok: boolean; error?: { code: string } });
-  return { ...result, lines, output, elapsedMs: Date.now() - started, requests: server.requests.length };
+  return { ...result, lines, output, requests: server.requests.length };
 }
 
 /** Every record failed as rate_limited, the summary was printed, and nothing of the run is left behind. */
@@ -108,6 +107,8 @@ describe('rate-limit floors through the built binary', () => {
   it('Retry-After: 999999999999 (past what a timer holds): every record fails at once, no TimeoutOverflowWarning', async () => {
     const run = await rateLimitedBatch({ 'retry-after': '999999999999' });
     endedNormally(run);
-    expect(run.elapsedMs).toBeLessThan(BUDGET_S * 1000);
+    // The batch's own time (its summary's), not the process's start-up on a loaded machine.
+    const took = Number(/of 3 records in ([\d.]+) s/.exec(run.stderr)?.[1]);
+    expect(took).toBeLessThan(BUDGET_S);
   });
 });
