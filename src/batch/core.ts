@@ -37,7 +37,7 @@ import { type BatchReport, buildReport, summaryText } from './report.js';
 import { claimOutput, loadPrevious, realOutputPath } from './resume.js';
 import { failuresText, type ResultSink, runBatch } from './run-batch.js';
 import { fileSink, stdoutSink } from './sinks.js';
-import { createSpool } from './spool.js';
+import { createSpool, type SpooledRecord } from './spool.js';
 
 export interface BatchFlags extends GlobalOptions, DefaultFlags {
   file: string;
@@ -206,7 +206,7 @@ async function sendAll(
   defaults: BatchDefaults,
   previous: PreviousResults,
 ): Promise<BatchRun> {
-  const { concurrency, maxRetries } = flags;
+  const { concurrency } = flags;
   const spool = createSpool();
   try {
     let checked: Prepared;
@@ -254,42 +254,20 @@ async function sendAll(
     const started = performance.now();
     let outcome: Awaited<ReturnType<typeof runBatch>> | undefined;
     try {
-      outcome = await runBatch({
-        records: () => spool.reader.next(),
+      outcome = await sendRecords({
+        flags,
+        ctx,
+        checked,
+        spool,
         client,
-        sink: results
-          ? fileSink(results, secrets)
-          : actions
-            ? actionsSink(stdoutSink(ctx.stdout), ctx.stderr)
-            : stdoutSink(ctx.stdout),
-        journal:
-          journal && results
-            ? {
-                reserve: (records) => journal.reserve(records, results.end),
-                sent: (record) => journal.sent(record.line, results.end),
-              }
-            : undefined,
-        options: {
-          concurrency,
-          maxRetries,
-          maxRateWaitMs: flags.maxRateWait,
-          limiter,
-          clock,
-          settled: { skipped: checked.skipped, unknown: checked.unknown },
-          signal: ctx.signal,
-          hardSignal: hard.signal,
-          onProgress: progress.update,
-          onStopping: (inFlight) =>
-            ctx.stderr.write(
-              `\nstopping: waiting for ${inFlight} ${inFlight === 1 ? 'request' : 'requests'} in flight; Ctrl-C again to abort\n`,
-            ),
-          onRetry: flags.verbose
-            ? ({ line, status, waitMs }) =>
-                ctx.stderr.write(
-                  `line ${line}: ${status ?? 'network error'}; retrying in ${(waitMs / 1000).toFixed(1)} s\n`,
-                )
-            : undefined,
-        },
+        results,
+        journal,
+        secrets,
+        actions,
+        limiter,
+        clock,
+        progress,
+        hard,
       });
     } finally {
       ctx.secondInterrupt.signal.removeEventListener('abort', onSecond);
@@ -322,7 +300,7 @@ async function sendAll(
     ctx.stderr.write(summaryText(report, where));
     // The failed records' errors and hints, as `create` prints its own (a 401 stops the run and is
     // printed as the run's error instead).
-    if (!outcome.stoppedBy) ctx.stderr.write(failuresText(outcome.failures));
+    ctx.stderr.write(failuresText(outcome));
     // In GitHub Actions: the job summary and the step outputs. A runner file that cannot be
     // written is the run's error only when nothing else went wrong; otherwise it is a note.
     if (actions) {
@@ -365,6 +343,67 @@ async function sendAll(
   } finally {
     spool.dispose();
   }
+}
+
+/** What sendAll has ready when the records go out. */
+interface Sending {
+  flags: ResolvedFlags;
+  ctx: Context;
+  checked: Prepared;
+  spool: ReturnType<typeof createSpool>;
+  client: Awaited<ReturnType<typeof connect>>;
+  results: DurableAppender | undefined;
+  journal: IntentJournal | undefined;
+  secrets: ReadonlySet<string>;
+  actions: boolean;
+  limiter: RateLimiter;
+  clock: () => number;
+  progress: Awaited<ReturnType<typeof startProgress>>;
+  /** Aborted by a second Ctrl-C. */
+  hard: AbortController;
+}
+
+/** Sends the checked records through runBatch: where the results go, the journal, the options. */
+function sendRecords(run: Sending): ReturnType<typeof runBatch> {
+  const { flags, ctx, checked, spool, client, results, journal, secrets, actions } = run;
+  let sink: ResultSink;
+  if (results) sink = fileSink(results, secrets);
+  else if (actions) sink = actionsSink(stdoutSink(ctx.stdout), ctx.stderr);
+  else sink = stdoutSink(ctx.stdout);
+  const notes =
+    journal && results
+      ? {
+          reserve: (records: SpooledRecord[]) => journal.reserve(records, results.end),
+          sent: (record: SpooledRecord) => journal.sent(record.line, results.end),
+        }
+      : undefined;
+  return runBatch({
+    records: () => spool.reader.next(),
+    client,
+    sink,
+    journal: notes,
+    options: {
+      concurrency: flags.concurrency,
+      maxRetries: flags.maxRetries,
+      maxRateWaitMs: flags.maxRateWait,
+      limiter: run.limiter,
+      clock: run.clock,
+      settled: { skipped: checked.skipped, unknown: checked.unknown },
+      signal: ctx.signal,
+      hardSignal: run.hard.signal,
+      onProgress: run.progress.update,
+      onStopping: (inFlight) =>
+        ctx.stderr.write(
+          `\nstopping: waiting for ${inFlight} ${inFlight === 1 ? 'request' : 'requests'} in flight; Ctrl-C again to abort\n`,
+        ),
+      onRetry: flags.verbose
+        ? ({ line, status, waitMs }) =>
+            ctx.stderr.write(
+              `line ${line}: ${status ?? 'network error'}; retrying in ${(waitMs / 1000).toFixed(1)} s\n`,
+            )
+        : undefined,
+    },
+  });
 }
 
 function unknownNextStep(flags: BatchFlags, unknown: number, hasOutput: boolean): string {

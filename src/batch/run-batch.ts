@@ -139,10 +139,12 @@ const MAX_FAILURE_KINDS = 5;
 
 /**
  * The failed records' errors as `create` prints its own (`error: …` then `hint: …`), once per hint:
- * a base URL without /api/v1 fails every record the same way, and says how to fix it once.
+ * a base URL without /api/v1 fails every record the same way, and says how to fix it once. Nothing
+ * when a 401 stopped the run: that error is the run's own, printed with its hint as create does.
  */
-export function failuresText(failures: readonly FailureKind[]): string {
-  return failures
+export function failuresText(outcome: Pick<BatchOutcome, 'failures' | 'stoppedBy'>): string {
+  if (outcome.stoppedBy) return '';
+  return outcome.failures
     .map(({ line, message, hint, count }) => {
       const others = count > 1 ? ` (and ${count - 1} more ${count === 2 ? 'record' : 'records'})` : '';
       return `error: line ${line}${others}: ${message}\nhint: ${hint}\n`;
