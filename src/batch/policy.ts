@@ -14,7 +14,7 @@
 // whose next wait would end past it fails now, not after waiting for nothing.
 
 import type { CreateOutcome } from '../api/outcome.js';
-import { type BackoffOptions, backoffDelay } from '../api/retry.js';
+import { type BackoffOptions, retryDelay } from '../api/retry.js';
 import { NotAuthenticatedError } from '../errors.js';
 
 /** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
@@ -101,16 +101,11 @@ function retryStep(
   const used = rateLimited ? state.rateLimited >= bounds.maxRateLimited : state.attempts >= bounds.maxRetries;
   if (used) return STORE_FAILED;
   const said = pauseMs ?? outcome.afterMs;
-  let waitMs: number;
-  if (said !== undefined) {
-    // A 503 that asks for longer than a retry may wait: it is not worth holding the record.
-    if (!rateLimited && said > bounds.maxWaitMs) return STORE_FAILED;
-    waitMs = said;
-  } else if (bounds.backoff) {
-    waitMs = backoffDelay(state.attempts, bounds.backoff, bounds.random);
-  } else {
-    return STORE_FAILED;
-  }
+  // Without a time from the server, only a bound with a backoff of its own sends it again.
+  if (said === undefined && !bounds.backoff) return STORE_FAILED;
+  // A 503 that asks for longer than a retry may wait: it is not worth holding the record.
+  if (!rateLimited && said !== undefined && said > bounds.maxWaitMs) return STORE_FAILED;
+  const waitMs = retryDelay(state.attempts, said, bounds.backoff, bounds.random);
   const waitedMs = Math.max(0, now - state.readyAt);
   if (waitedMs + waitMs > bounds.maxRateWaitMs) return { kind: 'expired', waitedMs, leftMs: waitMs };
   return {
