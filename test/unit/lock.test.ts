@@ -5,7 +5,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acquireLock, releaseLock } from '../../src/io/lock.js';
+import {
+  acquireLock,
+  type LockRecord,
+  ownerIsGone,
+  type ProcessView,
+  parseLockRecord,
+  releaseLock,
+} from '../../src/io/lock.js';
+import { processStartTime, startTimeFromStat } from '../../src/io/process-identity.js';
 import { bundleHelper } from '../helpers/spawn.js';
 
 const errors = {
@@ -131,7 +139,10 @@ describe('acquireLock', () => {
     const waiting = acquireLock(lockPath, errors, { waitMs: 20_000 });
     await releaseLock(lockPath);
     await waiting;
-    expect(readFileSync(lockPath, 'utf8')).toMatch(new RegExp(`^${process.pid}\\n[0-9a-f]{24}\\n$`));
+    // The owner's id and nonce, then (where the system tells them) its boot and start time.
+    expect(readFileSync(lockPath, 'utf8')).toMatch(
+      new RegExp(`^${process.pid}\\n[0-9a-f]{24}\\n(boot [0-9a-f-]{36}\\nstart \\d+\\n)?$`),
+    );
     await releaseLock(lockPath);
     expect(existsSync(lockPath)).toBe(false);
   });
@@ -156,5 +167,131 @@ describe('acquireLock', () => {
     writeFileSync(lockPath, '1\nsomeone else\n');
     await releaseLock(lockPath);
     expect(readFileSync(lockPath, 'utf8')).toBe('1\nsomeone else\n');
+  });
+});
+
+// What the system says of a process, read here without the module under test.
+const onLinux = process.platform === 'linux' && existsSync('/proc/self/stat');
+const thisBoot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+/** Field 22 of /proc/<pid>/stat; the name in field 2 is `(node)` or similar, without spaces. */
+const startedAt = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
+
+describe('ownerIsGone: when a lock is stale', () => {
+  const view: ProcessView = {
+    pid: 100,
+    bootId: 'boot-now',
+    isRunning: (pid) => pid === 100 || pid === 200,
+    startTime: (pid) => ({ 100: '5000', 200: '7000' })[pid],
+  };
+  const table: Array<[string, LockRecord, boolean, boolean]> = [
+    ['no process id (empty or junk)', { pid: Number.NaN }, false, true],
+    ['process id 0', { pid: 0 }, false, true],
+    ['the caller itself, which did not write it', { pid: 100 }, false, true],
+    [
+      'the caller itself, same start time, not written by it',
+      { pid: 100, bootId: 'boot-now', startTime: '5000' },
+      false,
+      true,
+    ],
+    ['the caller itself, which wrote it', { pid: 100, bootId: 'boot-now', startTime: '5000' }, true, false],
+    ['another boot, the id running now', { pid: 200, bootId: 'boot-before', startTime: '7000' }, false, true],
+    ['not running', { pid: 300, bootId: 'boot-now', startTime: '1' }, false, true],
+    [
+      'running, another start time (id reused)',
+      { pid: 200, bootId: 'boot-now', startTime: '6999' },
+      false,
+      true,
+    ],
+    [
+      'running, same start time: the owner',
+      { pid: 200, bootId: 'boot-now', startTime: '7000' },
+      false,
+      false,
+    ],
+    ['old format (id and nonce), running', { pid: 200 }, false, false],
+    ['old format (id and nonce), not running', { pid: 300 }, false, true],
+  ];
+  it.each(table)('%s', (_, lock, ours, gone) => {
+    expect(ownerIsGone(lock, ours, view)).toBe(gone);
+  });
+
+  it('without boot id or start time (not Linux), liveness of the id decides', () => {
+    const elsewhere: ProcessView = { ...view, bootId: undefined, startTime: () => undefined };
+    expect(ownerIsGone({ pid: 200, bootId: 'boot-before', startTime: '1' }, false, elsewhere)).toBe(false);
+    expect(ownerIsGone({ pid: 300, bootId: 'boot-before', startTime: '1' }, false, elsewhere)).toBe(true);
+    expect(ownerIsGone({ pid: 100 }, false, elsewhere)).toBe(true);
+  });
+
+  it('reads old and new lock texts', () => {
+    expect(parseLockRecord('4242\n9f3c\n')).toEqual({ pid: 4242, bootId: undefined, startTime: undefined });
+    expect(parseLockRecord('4242\n9f3c\nboot b-1\nstart 183527\n')).toEqual({
+      pid: 4242,
+      bootId: 'b-1',
+      startTime: '183527',
+    });
+    expect(parseLockRecord('not a pid').pid).toBeNaN();
+  });
+
+  it('reads the start time after the last parenthesis, whatever the process is named', () => {
+    const rest = 'S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 183527 20 21';
+    expect(startTimeFromStat(`4242 (node) ${rest}`)).toBe('183527');
+    expect(startTimeFromStat(`4242 (a (b) ) c) ${rest}`)).toBe('183527');
+    expect(startTimeFromStat('4242 (node')).toBeUndefined();
+  });
+
+  it.runIf(onLinux)("knows this process's start time as /proc says it", () => {
+    expect(processStartTime(process.pid)).toBe(startedAt(process.pid));
+    expect(processStartTime(deadPid())).toBeUndefined();
+  });
+});
+
+describe.runIf(onLinux)('acquireLock with a lock written by hand', () => {
+  const lockFile = (text: string) => {
+    const lockPath = join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
+    writeFileSync(lockPath, text);
+    return lockPath;
+  };
+  /** The parent of this test process: running, and another process than this one. */
+  const other = process.ppid;
+  const otherStart = () => startedAt(other) as string;
+  const fakeStart = () => String(Number(otherStart()) + 12_345);
+
+  it.each([
+    [
+      'naming this process with another start time',
+      () => `${process.pid}\nleft\nboot ${thisBoot()}\nstart 1\n`,
+    ],
+    ['naming this process (old format), which did not take it', () => `${process.pid}\nleft by a crash\n`],
+    [
+      'naming a running process with another start time (its id reused)',
+      () => `${other}\nleft\nboot ${thisBoot()}\nstart ${fakeStart()}\n`,
+    ],
+    [
+      'naming a running process, written in another boot',
+      () => `${other}\nleft\nboot ${OTHER_BOOT}\nstart ${otherStart()}\n`,
+    ],
+  ])('a lock %s is taken over at once', async (_, text) => {
+    const lockPath = lockFile(text());
+    await acquireLock(lockPath, errors);
+    const taken = readFileSync(lockPath, 'utf8');
+    expect(taken).toBe(
+      `${process.pid}\n${taken.split('\n')[1]}\nboot ${thisBoot()}\nstart ${startedAt(process.pid)}\n`,
+    );
+    expect(taken.split('\n')[1]).toMatch(/^[0-9a-f]{24}$/);
+    await releaseLock(lockPath);
+    expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it.each([
+    [
+      'with its start time, in this boot',
+      () => `${other}\nheld\nboot ${thisBoot()}\nstart ${otherStart()}\n`,
+    ],
+    ['in the old format (id and nonce)', () => `${other}\nheld\n`],
+  ])('a lock naming a running process %s is busy', async (_, text) => {
+    const lockPath = lockFile(text());
+    await expect(acquireLock(lockPath, errors)).rejects.toThrow(`busy ${other}`);
+    expect(readFileSync(lockPath, 'utf8')).toBe(text());
   });
 });
