@@ -33,6 +33,25 @@ function deadPid(): number {
   return Number(child.stdout.toString());
 }
 
+// What the system says of a process, read here without the module under test.
+const onLinux = process.platform === 'linux' && existsSync('/proc/self/stat');
+const thisBoot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+/** Field 22 of /proc/<pid>/stat; the name in field 2 is `(node)` or similar, without spaces. */
+const startedAt = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
+
+/** Locks left behind, one of each kind a takeover must be atomic for (a racer is not the test). */
+function staleLocks(): Array<[kind: string, text: string]> {
+  const kinds: Array<[string, string]> = [['a dead process', `${deadPid()}\n`]];
+  if (!onLinux) return kinds;
+  const start = Number(startedAt(process.pid));
+  kinds.push(
+    ['a reused id', `${process.pid}\nleft\nboot ${thisBoot()}\nstart ${start + 12_345}\n`],
+    ['another boot', `${process.pid}\nleft\nboot ${OTHER_BOOT}\nstart ${start}\n`],
+  );
+  return kinds;
+}
+
 interface Racer {
   child: ChildProcessWithoutNullStreams;
   lines: string[];
@@ -75,39 +94,62 @@ function startRacer(lockPath: string, waitMs: number, log = ''): Racer {
   };
 }
 
-describe('acquireLock', () => {
-  it('a stale lock raced by 4 processes, 30 times: exactly one takes it over, the others are busy with its id', async () => {
-    for (let round = 0; round < 30; round++) {
-      const dir = mkdtempSync(join(tmpdir(), 'esign-lock-race-'));
-      const lockPath = join(dir, 'out.jsonl.lock');
-      writeFileSync(lockPath, `${deadPid()}\n`);
-      const racers = Array.from({ length: 4 }, () => startRacer(lockPath, 0));
-      for (const racer of racers) expect(await racer.next()).toBe('ready');
-      for (const racer of racers) racer.child.stdin.write('go\n');
-      const outcomes = await Promise.all(racers.map((racer) => racer.next()));
-      const winners = racers.filter((_, i) => outcomes[i] === 'acquired');
-      expect(
-        outcomes.filter((line) => line === 'acquired'),
-        `round ${round}: ${outcomes}`,
-      ).toHaveLength(1);
-      const winner = winners[0] as Racer;
-      for (const [i, racer] of racers.entries()) {
-        if (racer !== winner) expect(outcomes[i]).toBe(`busy ${winner.child.pid}`);
-      }
-      expect(readFileSync(lockPath, 'utf8')).toMatch(new RegExp(`^${winner.child.pid}\\n`));
-      winner.child.stdin.end();
-      expect(await Promise.all(racers.map((racer) => racer.exit))).toEqual(
-        racers.map((racer) => (racer === winner ? 0 : 3)),
-      );
-      expect(readdirSync(dir)).toEqual([]); // no lock, guard or draft left behind
-    }
-  }, 180_000);
+/** One race of 4 processes for the stale lock `stale`; how many of them found it before trying. */
+async function raceOnce(stale: string, round: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-lock-race-'));
+  const lockPath = join(dir, 'out.jsonl.lock');
+  writeFileSync(lockPath, stale);
+  const racers = Array.from({ length: 4 }, () => startRacer(lockPath, 0));
+  for (const racer of racers) expect(await racer.next()).toBe('ready');
+  for (const racer of racers) racer.child.stdin.write('go\n');
+  const seen = await Promise.all(racers.map((racer) => racer.next()));
+  const outcomes = await Promise.all(racers.map((racer) => racer.next()));
+  const winners = racers.filter((_, i) => outcomes[i] === 'acquired');
+  expect(
+    outcomes.filter((line) => line === 'acquired'),
+    `round ${round}: ${outcomes}`,
+  ).toHaveLength(1);
+  const winner = winners[0] as Racer;
+  for (const [i, racer] of racers.entries()) {
+    if (racer !== winner) expect(outcomes[i]).toBe(`busy ${winner.child.pid}`);
+  }
+  expect(readFileSync(lockPath, 'utf8')).toMatch(new RegExp(`^${winner.child.pid}\\n`));
+  winner.child.stdin.end();
+  expect(await Promise.all(racers.map((racer) => racer.exit))).toEqual(
+    racers.map((racer) => (racer === winner ? 0 : 3)),
+  );
+  expect(readdirSync(dir)).toEqual([]); // no lock, guard or draft left behind
+  const stalePid = stale.split('\n')[0];
+  return seen.filter((line) => line === `saw ${stalePid}`).length;
+}
 
+describe('acquireLock', () => {
+  // Taking over is atomic whatever made the lock stale: for each kind, rounds in which at least
+  // two racers found the stale lock before trying (a real race, not racers one after another)
+  // until RACES of them; each round checks one winner, the others busy with its id, nothing left.
+  const RACES = 2;
+  it.each(staleLocks())(
+    'a stale lock (%s) raced by 4 processes: exactly one takes it over, the others are busy with its id',
+    async (_, stale) => {
+      let races = 0;
+      for (let round = 0; round < 10 && races < RACES; round++) {
+        const contenders = await raceOnce(stale, round);
+        if (contenders >= 2) races++;
+      }
+      expect(races).toBe(RACES);
+    },
+    60_000,
+  );
+
+  // Waiting: after the takeover each holder hands over to one waiter at a time. Two rounds (a dead
+  // owner, then a reused id where /proc tells it) make six hand-overs among four live processes.
   it('with waitMs, 4 processes racing for a stale lock all get it in turn, never two at once', async () => {
-    for (let round = 0; round < 5; round++) {
+    const stale = staleLocks().slice(0, 2);
+    if (stale.length === 1) stale.push(['a dead process', `${deadPid()}\nleft by a crash\n`]);
+    for (const [round, [, text]] of stale.entries()) {
       const dir = mkdtempSync(join(tmpdir(), 'esign-lock-wait-'));
       const lockPath = join(dir, 'config.json.lock');
-      writeFileSync(lockPath, `${deadPid()}\nleft by a crash\n`);
+      writeFileSync(lockPath, text);
       const log = join(dir, 'log');
       const racers = Array.from({ length: 4 }, () => startRacer(lockPath, 20_000, log));
       for (const racer of racers) expect(await racer.next()).toBe('ready');
@@ -115,6 +157,7 @@ describe('acquireLock', () => {
       // Each holder is let go as soon as it says it holds the lock.
       await Promise.all(
         racers.map(async (racer) => {
+          expect(await racer.next()).toMatch(/^saw /);
           expect(await racer.next()).toBe('acquired');
           racer.child.stdin.end();
         }),
@@ -169,13 +212,6 @@ describe('acquireLock', () => {
     expect(readFileSync(lockPath, 'utf8')).toBe('1\nsomeone else\n');
   });
 });
-
-// What the system says of a process, read here without the module under test.
-const onLinux = process.platform === 'linux' && existsSync('/proc/self/stat');
-const thisBoot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-/** Field 22 of /proc/<pid>/stat; the name in field 2 is `(node)` or similar, without spaces. */
-const startedAt = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
-const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
 
 describe('ownerIsGone: when a lock is stale', () => {
   const view: ProcessView = {
