@@ -190,6 +190,25 @@ describe('acquireLock', () => {
     expect(existsSync(lockPath)).toBe(false);
   });
 
+  it("two takers in this process at once: one gets the lock, the other finds it this process's own, busy", async () => {
+    for (const left of [undefined, `${deadPid()}\n`, `${process.pid}\nleft by a crash\n`]) {
+      const lockPath = join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
+      if (left !== undefined) writeFileSync(lockPath, left);
+      const outcomes = await Promise.allSettled([
+        acquireLock(lockPath, errors),
+        acquireLock(lockPath, errors),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status).sort(), String(left)).toEqual([
+        'fulfilled',
+        'rejected',
+      ]);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+      expect((refused.reason as Error).message).toBe(`busy ${process.pid}`);
+      await releaseLock(lockPath);
+      expect(existsSync(lockPath)).toBe(false);
+    }
+  });
+
   it('an empty or junk lock left behind is taken over', async () => {
     for (const junk of ['', 'not a pid']) {
       const lockPath = join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
