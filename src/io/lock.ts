@@ -1,21 +1,90 @@
-// One writer per file: a lock file beside it holding the owner's process id and a random nonce. A
-// lock whose process is gone (killed with kill -9, say) is taken over, and taking it over is atomic:
+// One writer per file: a lock file beside it naming its owner. A lock whose owner is gone is taken
+// over, and taking it over is atomic:
 //  - the lock is created complete in one step (written to a private file, then link()ed into place,
 //    which fails if the lock exists), so nobody ever sees an empty lock of a live owner;
 //  - a stale lock is removed only by the process holding its takeover guard, a lock file named
 //    after that stale lock's content (taken the same way, so a guard left by a crash is itself taken
 //    over), and only after reading, under the guard, that the lock still holds that stale content.
 //    Nonces are never reused, so a late racer holding the guard finds newer content and leaves it.
+//
+// A process id alone does not name an owner: the system hands ids out again, after a reboot and in
+// every container (whose first process is always 1). So a lock holds, one per line, the owner's id,
+// a random nonce, and where the system tells them (Linux) the boot id and the owner's start time:
+//   4242
+//   9f3c0a…                 (24 hex digits)
+//   boot 6a1e…-…            (/proc/sys/kernel/random/boot_id)
+//   start 183527            (/proc/<pid>/stat field 22, clock ticks since boot)
+// The id stays the first line, so a lock written by an older esign (id and nonce only) reads as
+// before, and an older esign reads ours. `ownerIsGone` decides when a lock is stale.
 import { createHash, randomBytes } from 'node:crypto';
 import { link, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { currentBootId, isRunning, processStartTime } from './process-identity.js';
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** What a lock file says of its owner; bootId and startTime are missing from older locks. */
+export interface LockRecord {
+  pid: number;
+  bootId?: string | undefined;
+  startTime?: string | undefined;
+}
+
+/** Reads a lock's text: the id on the first line, then `boot …` and `start …` lines if present. */
+export function parseLockRecord(text: string): LockRecord {
+  const lines = text.split('\n');
+  const field = (name: string) =>
+    lines
+      .find((line) => line.startsWith(`${name} `))
+      ?.slice(name.length + 1)
+      .trim() || undefined;
+  return { pid: Number.parseInt(text, 10), bootId: field('boot'), startTime: field('start') };
+}
+
+/** What the caller knows of itself and can ask of other processes (injected by tests). */
+export interface ProcessView {
+  pid: number;
+  bootId: string | undefined;
+  isRunning(pid: number): boolean;
+  startTime(pid: number): string | undefined;
+}
+
+const thisProcess: ProcessView = {
+  pid: process.pid,
+  get bootId() {
+    return currentBootId();
+  },
+  isRunning,
+  startTime: processStartTime,
+};
+
+/**
+ * Whether the owner a lock names is gone, so that the lock may be taken over. `ours` is whether
+ * this process wrote the lock (and has not released it). Gone when:
+ *  - the lock names no process id (empty or junk);
+ *  - it names the caller's own id but the caller did not write it: a lock left by an earlier
+ *    process that had this id (every container's process 1, after a crash and a restart);
+ *  - it was written in another boot;
+ *  - its process is not running;
+ *  - its process is running but started at another time than the owner did: the id was reused.
+ * Where boot id or start time are unknown (an older lock, or not Linux), liveness of the id decides.
+ */
+export function ownerIsGone(lock: LockRecord, ours: boolean, view: ProcessView): boolean {
+  if (!Number.isInteger(lock.pid) || lock.pid <= 0) return true;
+  if (lock.pid === view.pid) return !ours;
+  const bootId = view.bootId;
+  if (lock.bootId !== undefined && bootId !== undefined && lock.bootId !== bootId) return true;
+  if (!view.isRunning(lock.pid)) return true;
+  if (lock.startTime === undefined) return false;
+  const startTime = view.startTime(lock.pid);
+  return startTime !== undefined && startTime !== lock.startTime;
+}
+
+/** The text of a new lock for this process: a fresh nonce, and boot and start time where known. */
+function lockText(view: ProcessView): string {
+  const lines = [String(view.pid), randomBytes(12).toString('hex')];
+  const bootId = view.bootId;
+  const startTime = view.startTime(view.pid);
+  if (bootId !== undefined) lines.push(`boot ${bootId}`);
+  if (startTime !== undefined) lines.push(`start ${startTime}`);
+  return `${lines.join('\n')}\n`;
 }
 
 export interface LockErrors {
@@ -35,6 +104,8 @@ export interface LockOptions {
 
 /** What this process wrote into each lock it holds, so that it releases only its own. */
 const held = new Map<string, string>();
+/** Every lock text this process wrote and still stands by (taking or holding it): its own locks. */
+const written = new Set<string>();
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
@@ -74,20 +145,12 @@ async function readText(path: string): Promise<string | undefined> {
   }
 }
 
-interface Owner {
-  pid: number;
-  text: string;
-}
-
-/** Reads the owner; an empty or unreadable lock gets a moment to fill (a writer without link()). */
-async function readOwner(path: string): Promise<Owner | undefined> {
-  let text = await readText(path);
-  if (text !== undefined && !/^\d+\s/.test(text)) {
-    await sleep(50);
-    text = await readText(path);
-  }
-  if (text === undefined) return undefined;
-  return { pid: Number.parseInt(text, 10), text };
+/** Reads the lock; an empty or unreadable lock gets a moment to fill (a writer without link()). */
+async function readOwner(path: string): Promise<string | undefined> {
+  const text = await readText(path);
+  if (text === undefined || /^\d+\s/.test(text)) return text;
+  await sleep(50);
+  return readText(path);
 }
 
 type Attempt = { acquired: true } | { acquired: false; owner: number };
@@ -96,14 +159,13 @@ type Attempt = { acquired: true } | { acquired: false; owner: number };
 async function tryLock(path: string, content: string, depth: number): Promise<Attempt> {
   for (let round = 0; ; round++) {
     if (await createExclusive(path, content)) return { acquired: true };
-    const owner = await readOwner(path);
-    if (owner === undefined) continue; // released in between: try again
-    if (Number.isInteger(owner.pid) && owner.pid > 0 && isRunning(owner.pid)) {
-      return { acquired: false, owner: owner.pid };
-    }
+    const text = await readOwner(path);
+    if (text === undefined) continue; // released in between: try again
+    const owner = parseLockRecord(text);
+    if (!ownerIsGone(owner, written.has(text), thisProcess)) return { acquired: false, owner: owner.pid };
     // Gone (or unreadable junk): take it over, unless a live racer is doing so this instant.
     if (depth > 8 || round > 200) return { acquired: false, owner: owner.pid };
-    const taken = await removeStale(path, owner.text, content, depth);
+    const taken = await removeStale(path, text, content, depth);
     if (!taken) await sleep(5 + Math.random() * 10);
   }
 }
@@ -131,8 +193,20 @@ export async function acquireLock(
   errors: LockErrors,
   options: LockOptions = {},
 ): Promise<void> {
-  const content = `${process.pid}\n${randomBytes(12).toString('hex')}\n`;
-  const deadline = Date.now() + (options.waitMs ?? 0);
+  const content = lockText(thisProcess);
+  written.add(content);
+  try {
+    await takeLock(lockPath, content, errors, options.waitMs ?? 0);
+  } catch (error) {
+    written.delete(content);
+    throw error;
+  }
+  held.set(lockPath, content);
+}
+
+/** Tries `lockPath` until it is taken or `waitMs` has passed (then the owner is `errors.busy`). */
+async function takeLock(lockPath: string, content: string, errors: LockErrors, waitMs: number) {
+  const deadline = Date.now() + waitMs;
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     let attempt: Attempt;
     try {
@@ -140,10 +214,7 @@ export async function acquireLock(
     } catch (error) {
       throw errors.failed(error);
     }
-    if (attempt.acquired) {
-      held.set(lockPath, content);
-      return;
-    }
+    if (attempt.acquired) return;
     const left = deadline - Date.now();
     if (left <= 0) throw errors.busy(attempt.owner);
     await sleep(Math.min(pause, left) * (0.5 + Math.random() / 2));
@@ -155,5 +226,10 @@ export async function releaseLock(lockPath: string): Promise<void> {
   const content = held.get(lockPath);
   held.delete(lockPath);
   if (content === undefined) return;
-  if ((await readText(lockPath).catch(() => undefined)) === content) await rm(lockPath, { force: true });
+  try {
+    if ((await readText(lockPath).catch(() => undefined)) === content) await rm(lockPath, { force: true });
+  } finally {
+    // Only now: until the lock is gone, another acquireLock in this process must find it ours.
+    written.delete(content);
+  }
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configPermissionWarning } from '../../src/config/store.js';
+import { acquireLock, releaseLock } from '../../src/io/lock.js';
 import { runCli } from '../helpers/context.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
@@ -41,12 +42,14 @@ describe('the config file', () => {
     const dir = freshConfigDir();
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'config.json'), '{"profiles":{"alpha":{"token":"tok_alpha_0123456789"}}}');
-    // This test's own process is alive: the lock is held for the whole wait.
-    writeFileSync(join(dir, 'config.json.lock'), `${process.pid}\nanother esign\n`);
+    // This test's own process holds the lock for the whole wait (a lock naming it that it did not
+    // take would be stale: left by an earlier process with the same id).
+    const lockPath = join(dir, 'config.json.lock');
+    await acquireLock(lockPath, { busy: () => new Error('busy'), failed: (error) => error as Error });
     const result = await runCli(['login', '--with-token', '--profile', 'beta'], {
       configDir: dir,
       stdin: 'tok_beta_0123456789',
-    });
+    }).finally(() => releaseLock(lockPath));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`is being changed by another esign process (${process.pid})`);
     expect(result.stderr).toContain(join(dir, 'config.json.lock'));

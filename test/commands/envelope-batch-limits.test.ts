@@ -18,6 +18,7 @@ import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/cont
 import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN } from '../helpers/spawn.js';
 import { hasTmux, openTerminal } from '../helpers/tmux.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const TOKEN = 'tok_batch_limits_5e2c8a1f7b3d9e40';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
@@ -227,7 +228,11 @@ describe('envelope batch: local files', () => {
     const output = join(dir, 'results.jsonl');
     symlinkSync(output, join(dir, 'link.jsonl'));
     const first = batch([file, '--template', TEMPLATE, '--output', output, '--concurrency', '1']);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The link resolves once the first run has created the file it points to.
+    await waitFor(
+      () => existsSync(`${output}.lock`) && existsSync(output),
+      'the first run to take the --output lock and create the file',
+    );
     const second = await batch([
       file,
       '--template',

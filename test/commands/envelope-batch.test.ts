@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { assertNoSecret, createTestContext, runCli, type TestContextOptions } from '../helpers/context.js';
 import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, bundleHelper } from '../helpers/spawn.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const TOKEN = 'tok_batch_7c1e3a5b9d2f4e6a';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
@@ -482,7 +483,7 @@ describe('envelope batch: resume', () => {
     const file = fresh('p.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ signatory: person(i) }))));
     const output = join(dir, 'results.jsonl');
     const first = batch([file, '--template', TEMPLATE, '--output', output, '--concurrency', '1']);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => existsSync(`${output}.lock`), 'the first run to take the --output lock');
     const second = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`Another esign batch (process ${process.pid}) is writing to --output`);
@@ -544,7 +545,11 @@ describe('envelope batch: resume', () => {
     const file = fresh('p.jsonl', jsonl(Array.from({ length: 20 }, (_, i) => ({ signatory: person(i) }))));
     const output = join(dir, 'results.jsonl');
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('SIGINT')), 150);
+    // Ctrl-C once the run is sending.
+    void waitFor(() => server.requests.length > 0, 'the first request').then(
+      () => controller.abort(new Error('SIGINT')),
+      () => undefined, // never sent: the run ends with 0, not 130, and the test says so
+    );
     const { code, stderr } = await batch(
       [file, '--template', TEMPLATE, '--output', output, '--concurrency', '2'],
       {

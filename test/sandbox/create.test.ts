@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateEnvelopeResponse, ULID_PATTERN } from '../../src/api/schemas.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { ulidTime } from '../../src/sandbox/ulid.js';
+import { waitFor } from '../helpers/wait-for.js';
 import {
   ACME_OFFER,
   CREATE_PATH,
@@ -372,7 +373,10 @@ describe('bodies and methods the endpoint does not take', () => {
 describe('the request log', () => {
   it('has method, path, status and milliseconds, and never a token', async () => {
     await postCreate(sandbox, validBody());
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(
+      () => logLines.some((line) => /^POST \/api\/v1\/native\/envelopes\/create 200 \d+ms$/.test(line)),
+      'the create in the request log',
+    );
     expect(logLines.length).toBeGreaterThan(10);
     expect(logLines).toContainEqual(
       expect.stringMatching(/^POST \/api\/v1\/native\/envelopes\/create 200 \d+ms$/),

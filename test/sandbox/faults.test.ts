@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/sandbox/random.js';
 import type { RateLimitHeaderStyle } from '../../src/sandbox/rate-limit.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 import {
   type Answer,
   admin,
@@ -207,7 +208,7 @@ describe('--drop-rate', () => {
     const sandbox = await start({ dropRate: 1, log: (line) => lines.push(line) });
     await expect(postCreate(sandbox, validBody())).rejects.toThrow();
     expect(sandbox.envelopeCount()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => lines.some((line) => line.includes(' dropped ')), 'the drop in the log');
     expect(lines).toContainEqual(
       expect.stringMatching(/^POST \/api\/v1\/native\/envelopes\/create dropped \d+ms$/),
     );

@@ -3,6 +3,7 @@
 // it runs.
 import { describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { waitFor } from '../helpers/wait-for.js';
 import {
   admin,
   createOutcome,
@@ -70,7 +71,7 @@ describe('X-Sandbox-Fault: one request, one fault', () => {
     const sandbox = await start();
     expect(await outcome(sandbox, 'drop')).toBe('dropped');
     expect(sandbox.envelopeCount()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => sandbox.requests().at(-1)?.status === 'dropped', 'the drop in the request log');
     expect(sandbox.requests().at(-1)?.status).toBe('dropped');
   });
 

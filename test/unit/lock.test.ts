@@ -5,7 +5,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acquireLock, releaseLock } from '../../src/io/lock.js';
+import {
+  acquireLock,
+  type LockRecord,
+  ownerIsGone,
+  type ProcessView,
+  parseLockRecord,
+  releaseLock,
+} from '../../src/io/lock.js';
+import { processStartTime, startTimeFromStat } from '../../src/io/process-identity.js';
 import { bundleHelper } from '../helpers/spawn.js';
 
 const errors = {
@@ -23,6 +31,25 @@ beforeAll(async () => {
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   return Number(child.stdout.toString());
+}
+
+// What the system says of a process, read here without the module under test.
+const onLinux = process.platform === 'linux' && existsSync('/proc/self/stat');
+const thisBoot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+/** Field 22 of /proc/<pid>/stat; the name in field 2 is `(node)` or similar, without spaces. */
+const startedAt = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
+
+/** Locks left behind, one of each kind a takeover must be atomic for (a racer is not the test). */
+function staleLocks(): Array<[kind: string, text: string]> {
+  const kinds: Array<[string, string]> = [['a dead process', `${deadPid()}\n`]];
+  if (!onLinux) return kinds;
+  const start = Number(startedAt(process.pid));
+  kinds.push(
+    ['a reused id', `${process.pid}\nleft\nboot ${thisBoot()}\nstart ${start + 12_345}\n`],
+    ['another boot', `${process.pid}\nleft\nboot ${OTHER_BOOT}\nstart ${start}\n`],
+  );
+  return kinds;
 }
 
 interface Racer {
@@ -67,39 +94,62 @@ function startRacer(lockPath: string, waitMs: number, log = ''): Racer {
   };
 }
 
-describe('acquireLock', () => {
-  it('a stale lock raced by 4 processes, 30 times: exactly one takes it over, the others are busy with its id', async () => {
-    for (let round = 0; round < 30; round++) {
-      const dir = mkdtempSync(join(tmpdir(), 'esign-lock-race-'));
-      const lockPath = join(dir, 'out.jsonl.lock');
-      writeFileSync(lockPath, `${deadPid()}\n`);
-      const racers = Array.from({ length: 4 }, () => startRacer(lockPath, 0));
-      for (const racer of racers) expect(await racer.next()).toBe('ready');
-      for (const racer of racers) racer.child.stdin.write('go\n');
-      const outcomes = await Promise.all(racers.map((racer) => racer.next()));
-      const winners = racers.filter((_, i) => outcomes[i] === 'acquired');
-      expect(
-        outcomes.filter((line) => line === 'acquired'),
-        `round ${round}: ${outcomes}`,
-      ).toHaveLength(1);
-      const winner = winners[0] as Racer;
-      for (const [i, racer] of racers.entries()) {
-        if (racer !== winner) expect(outcomes[i]).toBe(`busy ${winner.child.pid}`);
-      }
-      expect(readFileSync(lockPath, 'utf8')).toMatch(new RegExp(`^${winner.child.pid}\\n`));
-      winner.child.stdin.end();
-      expect(await Promise.all(racers.map((racer) => racer.exit))).toEqual(
-        racers.map((racer) => (racer === winner ? 0 : 3)),
-      );
-      expect(readdirSync(dir)).toEqual([]); // no lock, guard or draft left behind
-    }
-  }, 180_000);
+/** One race of 4 processes for the stale lock `stale`; how many of them found it before trying. */
+async function raceOnce(stale: string, round: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'esign-lock-race-'));
+  const lockPath = join(dir, 'out.jsonl.lock');
+  writeFileSync(lockPath, stale);
+  const racers = Array.from({ length: 4 }, () => startRacer(lockPath, 0));
+  for (const racer of racers) expect(await racer.next()).toBe('ready');
+  for (const racer of racers) racer.child.stdin.write('go\n');
+  const seen = await Promise.all(racers.map((racer) => racer.next()));
+  const outcomes = await Promise.all(racers.map((racer) => racer.next()));
+  const winners = racers.filter((_, i) => outcomes[i] === 'acquired');
+  expect(
+    outcomes.filter((line) => line === 'acquired'),
+    `round ${round}: ${outcomes}`,
+  ).toHaveLength(1);
+  const winner = winners[0] as Racer;
+  for (const [i, racer] of racers.entries()) {
+    if (racer !== winner) expect(outcomes[i]).toBe(`busy ${winner.child.pid}`);
+  }
+  expect(readFileSync(lockPath, 'utf8')).toMatch(new RegExp(`^${winner.child.pid}\\n`));
+  winner.child.stdin.end();
+  expect(await Promise.all(racers.map((racer) => racer.exit))).toEqual(
+    racers.map((racer) => (racer === winner ? 0 : 3)),
+  );
+  expect(readdirSync(dir)).toEqual([]); // no lock, guard or draft left behind
+  const stalePid = stale.split('\n')[0];
+  return seen.filter((line) => line === `saw ${stalePid}`).length;
+}
 
+describe('acquireLock', () => {
+  // Taking over is atomic whatever made the lock stale: for each kind, rounds in which at least
+  // two racers found the stale lock before trying (a real race, not racers one after another)
+  // until RACES of them; each round checks one winner, the others busy with its id, nothing left.
+  const RACES = 2;
+  it.each(staleLocks())(
+    'a stale lock (%s) raced by 4 processes: exactly one takes it over, the others are busy with its id',
+    async (_, stale) => {
+      let races = 0;
+      for (let round = 0; round < 10 && races < RACES; round++) {
+        const contenders = await raceOnce(stale, round);
+        if (contenders >= 2) races++;
+      }
+      expect(races).toBe(RACES);
+    },
+    60_000,
+  );
+
+  // Waiting: after the takeover each holder hands over to one waiter at a time. Two rounds (a dead
+  // owner, then a reused id where /proc tells it) make six hand-overs among four live processes.
   it('with waitMs, 4 processes racing for a stale lock all get it in turn, never two at once', async () => {
-    for (let round = 0; round < 5; round++) {
+    const stale = staleLocks().slice(0, 2);
+    if (stale.length === 1) stale.push(['a dead process', `${deadPid()}\nleft by a crash\n`]);
+    for (const [round, [, text]] of stale.entries()) {
       const dir = mkdtempSync(join(tmpdir(), 'esign-lock-wait-'));
       const lockPath = join(dir, 'config.json.lock');
-      writeFileSync(lockPath, `${deadPid()}\nleft by a crash\n`);
+      writeFileSync(lockPath, text);
       const log = join(dir, 'log');
       const racers = Array.from({ length: 4 }, () => startRacer(lockPath, 20_000, log));
       for (const racer of racers) expect(await racer.next()).toBe('ready');
@@ -107,6 +157,7 @@ describe('acquireLock', () => {
       // Each holder is let go as soon as it says it holds the lock.
       await Promise.all(
         racers.map(async (racer) => {
+          expect(await racer.next()).toMatch(/^saw /);
           expect(await racer.next()).toBe('acquired');
           racer.child.stdin.end();
         }),
@@ -131,9 +182,31 @@ describe('acquireLock', () => {
     const waiting = acquireLock(lockPath, errors, { waitMs: 20_000 });
     await releaseLock(lockPath);
     await waiting;
-    expect(readFileSync(lockPath, 'utf8')).toMatch(new RegExp(`^${process.pid}\\n[0-9a-f]{24}\\n$`));
+    // The owner's id and nonce, then (where the system tells them) its boot and start time.
+    expect(readFileSync(lockPath, 'utf8')).toMatch(
+      new RegExp(`^${process.pid}\\n[0-9a-f]{24}\\n(boot [0-9a-f-]{36}\\nstart \\d+\\n)?$`),
+    );
     await releaseLock(lockPath);
     expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it("two takers in this process at once: one gets the lock, the other finds it this process's own, busy", async () => {
+    for (const left of [undefined, `${deadPid()}\n`, `${process.pid}\nleft by a crash\n`]) {
+      const lockPath = join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
+      if (left !== undefined) writeFileSync(lockPath, left);
+      const outcomes = await Promise.allSettled([
+        acquireLock(lockPath, errors),
+        acquireLock(lockPath, errors),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status).sort(), String(left)).toEqual([
+        'fulfilled',
+        'rejected',
+      ]);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+      expect((refused.reason as Error).message).toBe(`busy ${process.pid}`);
+      await releaseLock(lockPath);
+      expect(existsSync(lockPath)).toBe(false);
+    }
   });
 
   it('an empty or junk lock left behind is taken over', async () => {
@@ -156,5 +229,124 @@ describe('acquireLock', () => {
     writeFileSync(lockPath, '1\nsomeone else\n');
     await releaseLock(lockPath);
     expect(readFileSync(lockPath, 'utf8')).toBe('1\nsomeone else\n');
+  });
+});
+
+describe('ownerIsGone: when a lock is stale', () => {
+  const view: ProcessView = {
+    pid: 100,
+    bootId: 'boot-now',
+    isRunning: (pid) => pid === 100 || pid === 200,
+    startTime: (pid) => ({ 100: '5000', 200: '7000' })[pid],
+  };
+  const table: Array<[string, LockRecord, boolean, boolean]> = [
+    ['no process id (empty or junk)', { pid: Number.NaN }, false, true],
+    ['process id 0', { pid: 0 }, false, true],
+    ['the caller itself, which did not write it', { pid: 100 }, false, true],
+    [
+      'the caller itself, same start time, not written by it',
+      { pid: 100, bootId: 'boot-now', startTime: '5000' },
+      false,
+      true,
+    ],
+    ['the caller itself, which wrote it', { pid: 100, bootId: 'boot-now', startTime: '5000' }, true, false],
+    ['another boot, the id running now', { pid: 200, bootId: 'boot-before', startTime: '7000' }, false, true],
+    ['not running', { pid: 300, bootId: 'boot-now', startTime: '1' }, false, true],
+    [
+      'running, another start time (id reused)',
+      { pid: 200, bootId: 'boot-now', startTime: '6999' },
+      false,
+      true,
+    ],
+    [
+      'running, same start time: the owner',
+      { pid: 200, bootId: 'boot-now', startTime: '7000' },
+      false,
+      false,
+    ],
+    ['old format (id and nonce), running', { pid: 200 }, false, false],
+    ['old format (id and nonce), not running', { pid: 300 }, false, true],
+  ];
+  it.each(table)('%s', (_, lock, ours, gone) => {
+    expect(ownerIsGone(lock, ours, view)).toBe(gone);
+  });
+
+  it('without boot id or start time (not Linux), liveness of the id decides', () => {
+    const elsewhere: ProcessView = { ...view, bootId: undefined, startTime: () => undefined };
+    expect(ownerIsGone({ pid: 200, bootId: 'boot-before', startTime: '1' }, false, elsewhere)).toBe(false);
+    expect(ownerIsGone({ pid: 300, bootId: 'boot-before', startTime: '1' }, false, elsewhere)).toBe(true);
+    expect(ownerIsGone({ pid: 100 }, false, elsewhere)).toBe(true);
+  });
+
+  it('reads old and new lock texts', () => {
+    expect(parseLockRecord('4242\n9f3c\n')).toEqual({ pid: 4242, bootId: undefined, startTime: undefined });
+    expect(parseLockRecord('4242\n9f3c\nboot b-1\nstart 183527\n')).toEqual({
+      pid: 4242,
+      bootId: 'b-1',
+      startTime: '183527',
+    });
+    expect(parseLockRecord('not a pid').pid).toBeNaN();
+  });
+
+  it('reads the start time after the last parenthesis, whatever the process is named', () => {
+    const rest = 'S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 183527 20 21';
+    expect(startTimeFromStat(`4242 (node) ${rest}`)).toBe('183527');
+    expect(startTimeFromStat(`4242 (a (b) ) c) ${rest}`)).toBe('183527');
+    expect(startTimeFromStat('4242 (node')).toBeUndefined();
+  });
+
+  it.runIf(onLinux)("knows this process's start time as /proc says it", () => {
+    expect(processStartTime(process.pid)).toBe(startedAt(process.pid));
+    expect(processStartTime(deadPid())).toBeUndefined();
+  });
+});
+
+describe.runIf(onLinux)('acquireLock with a lock written by hand', () => {
+  const lockFile = (text: string) => {
+    const lockPath = join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
+    writeFileSync(lockPath, text);
+    return lockPath;
+  };
+  /** The parent of this test process: running, and another process than this one. */
+  const other = process.ppid;
+  const otherStart = () => startedAt(other) as string;
+  const fakeStart = () => String(Number(otherStart()) + 12_345);
+
+  it.each([
+    [
+      'naming this process with another start time',
+      () => `${process.pid}\nleft\nboot ${thisBoot()}\nstart 1\n`,
+    ],
+    ['naming this process (old format), which did not take it', () => `${process.pid}\nleft by a crash\n`],
+    [
+      'naming a running process with another start time (its id reused)',
+      () => `${other}\nleft\nboot ${thisBoot()}\nstart ${fakeStart()}\n`,
+    ],
+    [
+      'naming a running process, written in another boot',
+      () => `${other}\nleft\nboot ${OTHER_BOOT}\nstart ${otherStart()}\n`,
+    ],
+  ])('a lock %s is taken over at once', async (_, text) => {
+    const lockPath = lockFile(text());
+    await acquireLock(lockPath, errors);
+    const taken = readFileSync(lockPath, 'utf8');
+    expect(taken).toBe(
+      `${process.pid}\n${taken.split('\n')[1]}\nboot ${thisBoot()}\nstart ${startedAt(process.pid)}\n`,
+    );
+    expect(taken.split('\n')[1]).toMatch(/^[0-9a-f]{24}$/);
+    await releaseLock(lockPath);
+    expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it.each([
+    [
+      'with its start time, in this boot',
+      () => `${other}\nheld\nboot ${thisBoot()}\nstart ${otherStart()}\n`,
+    ],
+    ['in the old format (id and nonce)', () => `${other}\nheld\n`],
+  ])('a lock naming a running process %s is busy', async (_, text) => {
+    const lockPath = lockFile(text());
+    await expect(acquireLock(lockPath, errors)).rejects.toThrow(`busy ${other}`);
+    expect(readFileSync(lockPath, 'utf8')).toBe(text());
   });
 });

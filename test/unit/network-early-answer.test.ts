@@ -2,14 +2,21 @@ import { connect, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { keepReadingAfterWriteError } from '../../src/net/early-answer.js';
 
-/** A connected client socket to a server that writes `answer` and closes. */
+/**
+ * A connected client socket to a server that writes `answer` and closes; `answered` settles once the
+ * server has handed the answer and its close to the system (on loopback: at the client's end).
+ */
 async function answeredSocket(
   answer: string,
   guard: boolean,
-): Promise<{ client: Socket; close: () => void }> {
+): Promise<{ client: Socket; close: () => void; answered: Promise<void> }> {
+  let answeredNow = () => {};
+  const answered = new Promise<void>((resolve) => {
+    answeredNow = resolve;
+  });
   const server = createServer((socket) => {
     socket.on('error', () => {});
-    socket.end(answer);
+    socket.end(answer, answeredNow);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -17,7 +24,7 @@ async function answeredSocket(
   client.pause(); // as undici reads: on 'readable', with read()
   if (guard) keepReadingAfterWriteError(client);
   await new Promise<void>((resolve) => client.once('connect', resolve));
-  return { client, close: () => server.close() };
+  return { client, close: () => server.close(), answered };
 }
 
 const writeError = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE', syscall: 'write' });
@@ -37,8 +44,8 @@ function readUntilClosed(client: Socket): Promise<{ text: string; error: unknown
 
 describe('keepReadingAfterWriteError', () => {
   it('after a failed write, the answer already sent is still read, then the write error is reported', async () => {
-    const { client, close } = await answeredSocket('HTTP/1.1 413 Payload Too Large\r\n\r\n', true);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the answer and the close are in
+    const { client, close, answered } = await answeredSocket('HTTP/1.1 413 Payload Too Large\r\n\r\n', true);
+    await answered; // the answer and the close are in
     const failure = writeError();
     client.destroy(failure); // what Node does when a write fails
     const { text, error } = await readUntilClosed(client);
@@ -48,8 +55,8 @@ describe('keepReadingAfterWriteError', () => {
   });
 
   it('without it, Node drops the unread answer (the failure this guards against)', async () => {
-    const { client, close } = await answeredSocket('HTTP/1.1 413 Payload Too Large\r\n\r\n', false);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { client, close, answered } = await answeredSocket('HTTP/1.1 413 Payload Too Large\r\n\r\n', false);
+    await answered;
     client.destroy(writeError());
     const { text } = await readUntilClosed(client);
     close();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyNetworkError } from '../../src/api/http.js';
 import { InterruptedError, NetworkError } from '../../src/errors.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const url = new URL('https://esign.example.com/api/v1/native/envelopes/create');
 const failure = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
@@ -57,10 +58,12 @@ describe('HttpClient: one abort signal for many requests', () => {
   it('aborting the signal ends every request in flight at once, and a request that finished is left alone', async () => {
     const { createServer } = await import('node:http');
     const { HttpClient } = await import('../../src/api/http.js');
-    // Answers /quick at once; /slow never.
+    // Answers /quick at once; /slow never (counting those it has received).
+    let slowReceived = 0;
     const server = createServer((req, res) => {
       req.resume();
       if (req.url === '/quick') res.end('{}');
+      else slowReceived++;
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
@@ -76,7 +79,7 @@ describe('HttpClient: one abort signal for many requests', () => {
           (error: unknown) => error,
         ),
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(() => slowReceived === 3, 'the three slow requests at the server');
       const started = Date.now();
       controller.abort();
       const outcomes = await Promise.all(slow);
