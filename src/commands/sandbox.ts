@@ -6,14 +6,18 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { isLoopbackHost } from '../net/loopback.js';
-import { formatRateLimit, RATE_LIMIT_HEADER_STYLES, rateLimitPolicySchema } from '../sandbox/rate-limit.js';
-import { loadSeedFile } from '../sandbox/seed.js';
+import {
+  formatRateLimit,
+  RATE_LIMIT_HEADER_STYLES,
+  rateLimitPolicySchema,
+} from '../sandbox/faults/rate-limit.js';
 import {
   DEFAULT_KEEP_REQUESTS,
   type RunningSandbox,
   type SandboxOptions,
   startSandbox,
 } from '../sandbox/server.js';
+import { loadSeedFile } from '../sandbox/state/seed.js';
 import { globalOptions, share, wholeNumber } from './options.js';
 
 /** The flags, typed and checked: a bad value is a usage error naming the flag. */

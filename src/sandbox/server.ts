@@ -16,19 +16,19 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
-import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
-import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './create-route.js';
-import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults.js';
-import { pathOf, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
-import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './rate-limit.js';
+import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults/faults.js';
+import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './faults/rate-limit.js';
 import { RingLog } from './ring-log.js';
+import { ADMIN_PREFIX, handleAdmin } from './routes/admin.js';
+import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './routes/create.js';
+import { pathOf, redactedHeaders, sendJson, sendMethodNotAllowed } from './routes/http-io.js';
+import { handleSignPage, SIGN_PREFIX } from './routes/sign.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
-import { DEFAULT_SEED, type Seed } from './seed.js';
-import { handleSignPage, SIGN_PREFIX } from './sign-route.js';
-import { StateFile } from './state-file.js';
-import { SandboxStore } from './store.js';
-import { bearerToken, hashToken, newAdminSecret } from './tokens.js';
-import { createUlidFactory } from './ulid.js';
+import { DEFAULT_SEED, type Seed } from './state/seed.js';
+import { StateFile } from './state/state-file.js';
+import { SandboxStore } from './state/store.js';
+import { bearerToken, hashToken, newAdminSecret } from './state/tokens.js';
+import { createUlidFactory } from './state/ulid.js';
 
 export interface SandboxOptions {
   /** 0 (the default) picks a free port. */

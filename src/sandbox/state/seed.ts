@@ -3,11 +3,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
-import { ulid } from '../api/schemas.js';
-import { InputError } from '../errors.js';
-import { describeReadError } from '../io/files.js';
-import { parseJsonText } from '../io/json.js';
-import { describeIssuesIn } from './issues.js';
+import { ulid } from '../../api/schemas.js';
+import { InputError } from '../../errors.js';
+import { describeReadError } from '../../io/files.js';
+import { parseJsonText } from '../../io/json.js';
+import { describeIssuesIn } from '../issues.js';
 import { defaultToken, hashToken } from './tokens.js';
 
 const name = (what: string) =>

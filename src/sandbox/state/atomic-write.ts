@@ -2,7 +2,7 @@
 // content or the new, never a mix: write a temporary file beside it, fsync, rename over, fsync the folder.
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { syncFolder } from '../io/sync-folder.js';
+import { syncFolder } from '../../io/sync-folder.js';
 
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   // One writer per file (the state lock), so a fixed temporary name is enough and leaves no litter.

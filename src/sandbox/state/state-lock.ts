@@ -1,5 +1,5 @@
 // One sandbox per state file: two writers would interleave their journals.
-import { acquireLock, releaseLock } from '../io/lock.js';
+import { acquireLock, releaseLock } from '../../io/lock.js';
 import { StateFileError } from './state-error.js';
 
 export function acquireStateLock(lockPath: string, statePath: string): Promise<void> {

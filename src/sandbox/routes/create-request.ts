@@ -1,8 +1,8 @@
 // Checking a create-envelope body the way a careful API would: with the client's own schema
 // (src/api/schemas.ts), plus what the schema cannot know (the 365-day limit, unknown fields, the
 // template's merge tags), every problem at once, keyed by field, as a 422 answer.
-import { CreateEnvelopeRequest, MAX_EXPIRES_IN_DAYS, ULID_PATTERN } from '../api/schemas.js';
-import type { Template } from './store.js';
+import { CreateEnvelopeRequest, MAX_EXPIRES_IN_DAYS, ULID_PATTERN } from '../../api/schemas.js';
+import type { Template } from '../state/store.js';
 
 /** `{"signatory.email": ["must be an email address, …"]}` */
 export type FieldErrors = Record<string, string[]>;

@@ -8,7 +8,17 @@
 // made, saved, and answered (or its connection dropped: --drop-rate, or a one-shot `drop`). With a
 // rate limit, every answer carries the token's rate-limit headers (rate-limit.ts).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { CreateEnvelopeResponse } from '../api/schemas.js';
+import type { CreateEnvelopeResponse } from '../../api/schemas.js';
+import type { OneShotFault } from '../faults/faults.js';
+import {
+  formatRateLimit,
+  type RateLimiter,
+  type RateLimitState,
+  rateLimitHeaders,
+} from '../faults/rate-limit.js';
+import type { SandboxRuntime } from '../runtime.js';
+import type { ApiToken, EnvelopeRecord } from '../state/store.js';
+import { bearerToken } from '../state/tokens.js';
 import {
   checkCreateBody,
   checkMergeKeys,
@@ -16,12 +26,7 @@ import {
   templateIdOf,
   validationErrorBody,
 } from './create-request.js';
-import type { OneShotFault } from './faults.js';
 import { readBody, readJsonBody, sendJson } from './http-io.js';
-import { formatRateLimit, type RateLimiter, type RateLimitState, rateLimitHeaders } from './rate-limit.js';
-import type { SandboxRuntime } from './runtime.js';
-import type { ApiToken, EnvelopeRecord } from './store.js';
-import { bearerToken } from './tokens.js';
 
 export const API_PREFIX = '/api/v1';
 export const CREATE_PATH = `${API_PREFIX}/native/envelopes/create`;

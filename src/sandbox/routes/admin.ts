@@ -12,7 +12,6 @@
 //   GET  /_sandbox/envelopes       the last envelopes this run created; DELETE empties the list (not the envelopes)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { sendUnauthenticated } from './create-route.js';
 import {
   type FaultOptions,
   formatOneShotFault,
@@ -20,18 +19,19 @@ import {
   ONE_SHOT_FORMAT,
   type OneShotFault,
   parseOneShotFault,
-} from './faults.js';
-import { readJsonBody, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
-import { describeIssuesIn } from './issues.js';
+} from '../faults/faults.js';
 import {
   formatRateLimit,
   RATE_LIMIT_FORMAT,
   RATE_LIMIT_HEADER_STYLES,
   rateLimitPolicySchema,
-} from './rate-limit.js';
-import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
-import { type ApiToken, type EnvelopeRecord, envelopeDetails } from './store.js';
-import { bearerToken, hashToken, newToken, sameDigest } from './tokens.js';
+} from '../faults/rate-limit.js';
+import { describeIssuesIn } from '../issues.js';
+import type { ReceivedRequest, SandboxRuntime } from '../runtime.js';
+import { type ApiToken, type EnvelopeRecord, envelopeDetails } from '../state/store.js';
+import { bearerToken, hashToken, newToken, sameDigest } from '../state/tokens.js';
+import { sendUnauthenticated } from './create.js';
+import { readJsonBody, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
 
 export const ADMIN_PREFIX = '/_sandbox/';
 

@@ -1,4 +1,4 @@
-import { CliError, type CliErrorOptions, ExitCode } from '../errors.js';
+import { CliError, type CliErrorOptions, ExitCode } from '../../errors.js';
 
 /**
  * The --state file cannot be used: corrupt, in use by another sandbox, or not writable. A corrupt
