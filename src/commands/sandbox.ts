@@ -143,9 +143,10 @@ export function loadSeedFile(path: string): Promise<Seed> {
  * for the state file, and its errors, from starting or stopping, as esign's.
  */
 export async function startSandbox(sandboxOptions: SandboxOptions = {}): Promise<RunningSandbox> {
-  const sandbox = await startBareSandbox({ fileSystem: ESIGN_FILE_SYSTEM, ...sandboxOptions }).catch(
-    rethrowAsCliError,
-  );
+  const sandbox = await startBareSandbox({
+    ...sandboxOptions,
+    fileSystem: sandboxOptions.fileSystem ?? ESIGN_FILE_SYSTEM,
+  }).catch(rethrowAsCliError);
   return { ...sandbox, close: () => sandbox.close().catch(rethrowAsCliError) };
 }
 
