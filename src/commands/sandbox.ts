@@ -1,19 +1,31 @@
 // esign sandbox: run the local API until Ctrl-C or SIGTERM. Flags are checked here (a bad value is a
 // usage error naming the flag); the server lives in src/sandbox/. Start-up details go to stdout (a
 // readable block, or one JSON object with --json); request logs and notes go to stderr.
+//
+// The sandbox speaks HTTP, not CLI: it gets esign's lock and folder sync from here, and its errors
+// (SandboxError, by kind) become esign's here, with the flag to change and the exit code.
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
-import { ExitCode } from '../errors.js';
+import { CliError, type CliErrorOptions, ExitCode, InputError, UsageError } from '../errors.js';
+import { describeReadError } from '../io/files.js';
+import { acquireLock, releaseLock } from '../io/lock.js';
+import { syncFolder } from '../io/sync-folder.js';
 import { themeFor } from '../io/theme.js';
 import { isLoopbackHost } from '../net/loopback.js';
-import { formatRateLimit, RATE_LIMIT_HEADER_STYLES, rateLimitPolicySchema } from '../sandbox/rate-limit.js';
-import { loadSeedFile } from '../sandbox/seed.js';
+import {
+  formatRateLimit,
+  RATE_LIMIT_HEADER_STYLES,
+  rateLimitPolicySchema,
+} from '../sandbox/faults/rate-limit.js';
+import { SandboxError, type SandboxErrorKind } from '../sandbox/sandbox-error.js';
 import {
   DEFAULT_KEEP_REQUESTS,
   type RunningSandbox,
   type SandboxOptions,
-  startSandbox,
+  startSandbox as startBareSandbox,
 } from '../sandbox/server.js';
+import type { StateFileSystem } from '../sandbox/state/file-system.js';
+import { loadSeedFile as loadBareSeedFile, type Seed } from '../sandbox/state/seed.js';
 import { globalOptions, share, wholeNumber } from './options.js';
 
 /** The flags, typed and checked: a bad value is a usage error naming the flag. */
@@ -42,6 +54,101 @@ export const options = z.object({
   seedRandom: z.optional(wholeNumber(0, 2 ** 32 - 1)),
 });
 type SandboxFlags = z.infer<typeof options>;
+
+/**
+ * The --state file cannot be used: corrupt, in use by another sandbox, or not writable. A corrupt
+ * file is never replaced: the user decides what to do with it. Exit 2, like any bad input file.
+ */
+export class StateFileError extends CliError {
+  constructor(message: string, options?: CliErrorOptions) {
+    super(message, ExitCode.usage, 'state_file', options);
+  }
+}
+
+const CORRUPT_HINT =
+  'The file was left as it is. Move it away to start afresh, or point --state at another file.';
+
+/** What the sandbox said, as it said it: its hint and details, and the error itself as the cause. */
+const asSaid = (error: SandboxError): CliErrorOptions => ({
+  hint: error.hint,
+  details: error.details,
+  cause: error,
+});
+
+/**
+ * Every kind of sandbox error as esign's: exit 2 (bad input; nothing was sent), the `code` of
+ * --json errors (usage, invalid_input, state_file), and the words of the flag to change.
+ */
+const CLI_ERRORS: { [K in SandboxErrorKind]: (error: SandboxError) => CliError } = {
+  bad_option: (e) => new UsageError(e.message, asSaid(e)),
+  port_in_use: (e) =>
+    new UsageError(e.message, { hint: 'Pick another with --port, or --port 0 for a free one.', cause: e }),
+  port_forbidden: (e) =>
+    new UsageError(e.message, { hint: 'Ports below 1024 need privileges; pick a higher --port.', cause: e }),
+  no_such_address: (e) =>
+    new UsageError(`Cannot listen on --host ${e.host}: no such address on this machine.`, asSaid(e)),
+  seed_unreadable: (e) =>
+    new InputError(`Cannot read the seed file ${e.file} (${describeReadError(e.cause)}).`, {
+      hint: 'Check the --seed path.',
+      cause: e,
+    }),
+  bad_seed: (e) => new InputError(e.message, asSaid(e)),
+  state_corrupt: (e) => new StateFileError(e.message, { hint: CORRUPT_HINT, cause: e }),
+  state_seed_mismatch: (e) =>
+    new StateFileError(
+      `The state file ${e.file} was made from a different seed than the one given with --seed.`,
+      {
+        hint: 'Start without --seed to use the organisations kept in the state file, or use another --state file for this seed.',
+        cause: e,
+      },
+    ),
+  state_in_use: (e) =>
+    new StateFileError(e.message, {
+      hint: `Stop that sandbox or use another --state file. If no sandbox is running, remove ${e.file}.`,
+      cause: e,
+    }),
+  state_folder_missing: (e) =>
+    new StateFileError(e.message, { hint: 'Create it, or pick another --state path.', cause: e }),
+  state_lock_failed: (e) =>
+    new StateFileError(e.message, {
+      hint: 'Check that the folder of --state exists and is writable.',
+      cause: e,
+    }),
+  state_io: (e) => new StateFileError(e.message, asSaid(e)),
+};
+
+/** A sandbox error as esign's (see CLI_ERRORS); anything else as it is. */
+export function cliErrorOf(error: unknown): unknown {
+  return error instanceof SandboxError ? CLI_ERRORS[error.kind](error) : error;
+}
+
+const rethrowAsCliError = (error: unknown): never => {
+  throw cliErrorOf(error);
+};
+
+/** esign's own lock (stale owners taken over) and folder sync, for the --state file. */
+const ESIGN_FILE_SYSTEM: StateFileSystem = {
+  acquireLock: (lockPath, errors) => acquireLock(lockPath, errors),
+  releaseLock: (lockPath) => releaseLock(lockPath),
+  syncFolder: (folder) => syncFolder(folder),
+};
+
+/** Reads and checks a --seed file; its problems as esign's errors. */
+export function loadSeedFile(path: string): Promise<Seed> {
+  return loadBareSeedFile(path).catch(rethrowAsCliError);
+}
+
+/**
+ * The sandbox as `esign sandbox` runs it (and the tests, in-process): esign's lock and folder sync
+ * for the state file, and its errors, from starting or stopping, as esign's.
+ */
+export async function startSandbox(sandboxOptions: SandboxOptions = {}): Promise<RunningSandbox> {
+  const sandbox = await startBareSandbox({
+    ...sandboxOptions,
+    fileSystem: sandboxOptions.fileSystem ?? ESIGN_FILE_SYSTEM,
+  }).catch(rethrowAsCliError);
+  return { ...sandbox, close: () => sandbox.close().catch(rethrowAsCliError) };
+}
 
 /** Quotes a value for a POSIX shell when it needs it. */
 function shellQuote(value: string): string {

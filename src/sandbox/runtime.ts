@@ -1,10 +1,10 @@
 // What the sandbox's routes share: the data, the bad-day dice, the clock and where it is reachable.
 import type { ServerResponse } from 'node:http';
-import type { Faults } from './faults.js';
+import type { Faults } from './faults/faults.js';
 import type { RingLog } from './ring-log.js';
-import type { StateFile } from './state-file.js';
-import type { EnvelopeRecord, SandboxStore } from './store.js';
-import type { UlidFactory } from './ulid.js';
+import type { StateFile } from './state/state-file.js';
+import type { EnvelopeRecord, SandboxStore } from './state/store.js';
+import type { UlidFactory } from './state/ulid.js';
 
 /** A request as the sandbox received it (every request but the admin routes'), for GET /_sandbox/requests. */
 export interface ReceivedRequest {

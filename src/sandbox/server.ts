@@ -8,27 +8,30 @@
 //   await fetch(`${sandbox.baseUrl}/native/envelopes/create`, { … });
 //   await sandbox.close();                                    // finishes in-flight requests, saves state
 //
-// Routes: POST /api/v1/native/envelopes/create (create-route.ts), GET /sign/<id> (sign-route.ts),
-// /_sandbox/* with the admin secret (admin-routes.ts). Everything else: JSON 404 or 405.
+// Routes (routes/): POST /api/v1/native/envelopes/create (create.ts), GET /sign/<id> (sign.ts),
+// /_sandbox/* with the admin secret (admin.ts). Everything else: JSON 404 or 405. The data and the
+// state file are in state/, the bad-day options in faults/. The sandbox speaks HTTP, never CLI: its
+// errors are SandboxErrors (sandbox-error.ts), which the CLI words and maps to exit codes.
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UsageError } from '../errors.js';
-import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
-import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './create-route.js';
-import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults.js';
-import { pathOf, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
-import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './rate-limit.js';
+import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults/faults.js';
+import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './faults/rate-limit.js';
 import { RingLog } from './ring-log.js';
+import { ADMIN_PREFIX, handleAdmin } from './routes/admin.js';
+import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './routes/create.js';
+import { pathOf, redactedHeaders, sendJson, sendMethodNotAllowed } from './routes/http-io.js';
+import { handleSignPage, SIGN_PREFIX } from './routes/sign.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
-import { DEFAULT_SEED, type Seed } from './seed.js';
-import { handleSignPage, SIGN_PREFIX } from './sign-route.js';
-import { StateFile } from './state-file.js';
-import { SandboxStore } from './store.js';
-import { bearerToken, hashToken, newAdminSecret } from './tokens.js';
-import { createUlidFactory } from './ulid.js';
+import { SandboxError } from './sandbox-error.js';
+import type { StateFileSystem } from './state/file-system.js';
+import { DEFAULT_SEED, type Seed } from './state/seed.js';
+import { StateFile } from './state/state-file.js';
+import { SandboxStore } from './state/store.js';
+import { bearerToken, hashToken, newAdminSecret } from './state/tokens.js';
+import { createUlidFactory } from './state/ulid.js';
 
 export interface SandboxOptions {
   /** 0 (the default) picks a free port. */
@@ -39,6 +42,8 @@ export interface SandboxOptions {
   seed?: Seed;
   /** Keep envelopes, tokens and revocations in this file (and `<file>.journal`) across restarts. */
   statePath?: string;
+  /** The lock and folder sync the state file is kept with; needed with `statePath` (esign passes its own). */
+  fileSystem?: StateFileSystem;
   /** Default: random, new on every start. */
   adminSecret?: string;
   latencyMs?: number;
@@ -110,8 +115,20 @@ const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 function rateLimitPolicyOf(value: SandboxOptions['rateLimit']): RateLimitPolicy | null {
   if (value === undefined || value === null) return null;
   const parsed = typeof value === 'object' ? value : parseRateLimit(String(value));
-  if (typeof parsed === 'string') throw new UsageError(`rateLimit ${parsed} (got ${JSON.stringify(value)}).`);
+  if (typeof parsed === 'string')
+    throw new SandboxError('bad_option', `rateLimit ${parsed} (got ${JSON.stringify(value)}).`);
   return parsed;
+}
+
+function fileSystemFor(options: SandboxOptions): StateFileSystem {
+  if (options.fileSystem) return options.fileSystem;
+  throw new SandboxError(
+    'bad_option',
+    'statePath needs fileSystem: the lock and folder sync the state file is kept with.',
+    {
+      hint: "Pass esign's (src/commands/sandbox.ts does), or leave out statePath to keep the data in memory.",
+    },
+  );
 }
 
 /** How long close() waits for in-flight requests before cutting their connections. */
@@ -157,19 +174,27 @@ async function listen(server: ReturnType<typeof createServer>, port: number, hos
     });
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') {
-      throw new UsageError(`Port ${port} on ${host} is already in use.`, {
-        hint: 'Pick another with --port, or --port 0 for a free one.',
+      throw new SandboxError('port_in_use', `Port ${port} on ${host} is already in use.`, {
+        hint: 'Pick another port, or port 0 for a free one.',
+        cause: error,
       });
     }
     if (error.code === 'EACCES') {
-      throw new UsageError(`Not allowed to listen on port ${port}.`, {
-        hint: 'Ports below 1024 need privileges; pick a higher --port.',
+      throw new SandboxError('port_forbidden', `Not allowed to listen on port ${port}.`, {
+        hint: 'Ports below 1024 need privileges; pick a higher port.',
+        cause: error,
       });
     }
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
-      throw new UsageError(`Cannot listen on --host ${host}: no such address on this machine.`, {
-        hint: 'The default, 127.0.0.1, always works.',
-      });
+      throw new SandboxError(
+        'no_such_address',
+        `Cannot listen on ${host}: no such address on this machine.`,
+        {
+          hint: 'The default, 127.0.0.1, always works.',
+          host,
+          cause: error,
+        },
+      );
     }
     throw error;
   });
@@ -189,6 +214,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         now: now(),
         warn: log,
         compactAfterBytes: options.compactAfterBytes,
+        fileSystem: fileSystemFor(options),
       })
     : undefined;
   const store = stateFile?.store ?? SandboxStore.fromSeed(seed, now());
@@ -232,6 +258,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     applyRateLimit(res, limiter, limiter.peek(token, now), now);
   };
 
+  /** The next fault queued with POST /_sandbox/faults, if any. */
+  const queuedShot = (): FaultShot | undefined => {
+    const fault = faults.takeNext();
+    return fault && { fault, source: 'queued with POST /_sandbox/faults' };
+  };
+
+  /** POST /api/v1/native/envelopes/create; the request log keeps the body it reads. */
+  const routeCreate = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: ReceivedRequest | undefined,
+    shot: FaultShot | undefined,
+  ): Promise<void> | void => {
+    if (req.method !== 'POST') {
+      peekRateLimit(req, res);
+      return sendMethodNotAllowed(res, req.method ?? '', CREATE_PATH, 'POST');
+    }
+    const keepBody =
+      entry &&
+      ((text: string) => {
+        entry.body = text;
+      });
+    return handleCreate(req, res, sandbox, shot, keepBody);
+  };
+
   const route = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -253,30 +304,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           return;
         }
         shot = { fault, source: 'X-Sandbox-Fault' };
-      } else {
-        const fault = faults.takeNext();
-        if (fault) shot = { fault, source: 'queued with POST /_sandbox/faults' };
-      }
+      } else shot = queuedShot();
     }
     const latencyMs = shot?.fault.kind === 'latency' ? shot.fault.ms : faults.options.latencyMs;
     if (latencyMs > 0) await sleep(latencyMs);
-    if (isCreate) {
-      if (req.method !== 'POST') {
-        peekRateLimit(req, res);
-        return sendMethodNotAllowed(res, req.method ?? '', path, 'POST');
-      }
-      const record = entry;
-      return handleCreate(
-        req,
-        res,
-        sandbox,
-        shot,
-        record &&
-          ((text) => {
-            record.body = text;
-          }),
-      );
-    }
+    if (isCreate) return routeCreate(req, res, entry, shot);
     if (path.startsWith(SIGN_PREFIX)) return handleSignPage(req, res, path, sandbox);
     const isApi = path.startsWith(API_PREFIX);
     if (isApi) peekRateLimit(req, res);
@@ -284,30 +316,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     sendJson(res, 404, { message: `Not found: ${req.method} ${printable(path)}.${where}` });
   };
 
+  /** Gives the request its id (the client's X-Request-Id when usable) and keeps it for GET /_sandbox/requests. */
+  const noteRequest = (req: IncomingMessage, res: ServerResponse): ReceivedRequest | undefined => {
+    const given = req.headers['x-request-id'];
+    const id =
+      typeof given === 'string' && USABLE_REQUEST_ID.test(given)
+        ? given
+        : `${requestIdPrefix}${(++requestCount).toString(36)}`;
+    res.setHeader('x-request-id', id);
+    if (sandbox.requests.capacity === 0) return undefined;
+    const entry: ReceivedRequest = {
+      id,
+      receivedAt: Date.now(),
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers, // redacted when listed: no copy on the hot path
+      body: '',
+      status: null,
+    };
+    sandbox.requests.add(entry);
+    return entry;
+  };
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const path = pathOf(req.url);
-    let entry: ReceivedRequest | undefined;
-    if (!path.startsWith(ADMIN_PREFIX)) {
-      const given = req.headers['x-request-id'];
-      const id =
-        typeof given === 'string' && USABLE_REQUEST_ID.test(given)
-          ? given
-          : `${requestIdPrefix}${(++requestCount).toString(36)}`;
-      res.setHeader('x-request-id', id);
-      if (sandbox.requests.capacity > 0) {
-        entry = {
-          id,
-          receivedAt: Date.now(),
-          method: req.method ?? '',
-          path: req.url ?? '',
-          headers: req.headers, // redacted when listed: no copy on the hot path
-          body: '',
-          status: null,
-        };
-        sandbox.requests.add(entry);
-      }
-    }
+    const entry = path.startsWith(ADMIN_PREFIX) ? undefined : noteRequest(req, res);
     inFlight.add(res);
     if (stopping) res.setHeader('connection', 'close');
     res.on('close', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/commands/sandbox.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const root = resolve(import.meta.dirname, '../..');

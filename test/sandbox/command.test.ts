@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CreateEnvelopeResponse } from '../../src/api/schemas.js';
-import { defaultToken } from '../../src/sandbox/tokens.js';
+import { defaultToken } from '../../src/sandbox/state/tokens.js';
 import { createTestContext, runCli, type TestContext } from '../helpers/context.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'esign-sandbox-command-'));

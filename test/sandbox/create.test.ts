@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateEnvelopeResponse, ULID_PATTERN } from '../../src/api/schemas.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
-import { ulidTime } from '../../src/sandbox/ulid.js';
+import { ulidTime } from '../../src/sandbox/state/ulid.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   ACME_OFFER,

@@ -1,8 +1,8 @@
 // Bad-day options: latency, 503 with Retry-After, 429 with Retry-After, dropped connections after
 // the envelope was made; the same --seed-random gives the same sequence.
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../src/sandbox/random.js';
-import type { RateLimitHeaderStyle } from '../../src/sandbox/rate-limit.js';
+import { mulberry32 } from '../../src/sandbox/faults/random.js';
+import type { RateLimitHeaderStyle } from '../../src/sandbox/faults/rate-limit.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {

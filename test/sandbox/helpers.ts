@@ -1,6 +1,7 @@
 // Helpers for the sandbox's route tests: a quiet sandbox on 127.0.0.1 port 0 and raw HTTP calls.
 import { afterEach } from 'vitest';
-import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/commands/sandbox.js';
+import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/server.js';
 
 export const CREATE_PATH = '/native/envelopes/create';
 export const ACME_OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';

@@ -7,7 +7,7 @@ import {
   parseRateLimit,
   RateLimiter,
   rateLimitHeaders,
-} from '../../src/sandbox/rate-limit.js';
+} from '../../src/sandbox/faults/rate-limit.js';
 
 describe('parseRateLimit', () => {
   it.each([

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ULID_PATTERN } from '../../src/api/schemas.js';
+import { loadSeedFile } from '../../src/commands/sandbox.js';
 import { InputError } from '../../src/errors.js';
-import { checkSeed, DEFAULT_SEED, loadSeedFile, type Seed } from '../../src/sandbox/seed.js';
-import { defaultToken } from '../../src/sandbox/tokens.js';
-import { createUlidFactory, ulidTime } from '../../src/sandbox/ulid.js';
+import { checkSeed, DEFAULT_SEED, type Seed } from '../../src/sandbox/state/seed.js';
+import { defaultToken } from '../../src/sandbox/state/tokens.js';
+import { createUlidFactory, ulidTime } from '../../src/sandbox/state/ulid.js';
 import { postCreate, startQuietSandbox, validBody } from './helpers.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'esign-sandbox-seed-'));

@@ -1,7 +1,7 @@
 // GET /sign/<envelope_id>: the page behind the signing URL shows what would be signed, escaped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
-import { escapeHtml } from '../../src/sandbox/html.js';
+import { escapeHtml } from '../../src/sandbox/routes/signing-page.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { postCreate, request, startQuietSandbox, validBody } from './helpers.js';
 

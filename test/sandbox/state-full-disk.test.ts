@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/commands/sandbox.js';
 import { postCreate, request, validBody } from './helpers.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'esign-sandbox-full-'));

@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
+import { StateFileError, startSandbox } from '../../src/commands/sandbox.js';
 import { CliError } from '../../src/errors.js';
-import { DEFAULT_SEED, type Seed } from '../../src/sandbox/seed.js';
-import { type RunningSandbox, startSandbox } from '../../src/sandbox/server.js';
-import { StateFileError } from '../../src/sandbox/state-error.js';
+import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { DEFAULT_SEED, type Seed } from '../../src/sandbox/state/seed.js';
 import { admin, postCreate, request, startQuietSandbox, tokenOf, validBody } from './helpers.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'esign-sandbox-state-'));

@@ -1,10 +1,10 @@
 // GET /sign/<envelope_id>: the page behind a signing URL, so a person sees what would be signed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ULID_PATTERN } from '../api/schemas.js';
-import { notFoundPage, signingPage } from './html.js';
+import { ULID_PATTERN } from '../../api/schemas.js';
+import type { SandboxRuntime } from '../runtime.js';
+import { envelopeDetails } from '../state/store.js';
 import { sendHtml, sendMethodNotAllowed } from './http-io.js';
-import type { SandboxRuntime } from './runtime.js';
-import { envelopeDetails } from './store.js';
+import { notFoundPage, signingPage } from './signing-page.js';
 
 export const SIGN_PREFIX = '/sign/';
 

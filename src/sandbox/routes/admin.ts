@@ -12,7 +12,6 @@
 //   GET  /_sandbox/envelopes       the last envelopes this run created; DELETE empties the list (not the envelopes)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { sendUnauthenticated } from './create-route.js';
 import {
   type FaultOptions,
   formatOneShotFault,
@@ -20,18 +19,19 @@ import {
   ONE_SHOT_FORMAT,
   type OneShotFault,
   parseOneShotFault,
-} from './faults.js';
-import { readJsonBody, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
-import { describeIssuesIn } from './issues.js';
+} from '../faults/faults.js';
 import {
   formatRateLimit,
   RATE_LIMIT_FORMAT,
   RATE_LIMIT_HEADER_STYLES,
   rateLimitPolicySchema,
-} from './rate-limit.js';
-import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
-import { type ApiToken, type EnvelopeRecord, envelopeDetails } from './store.js';
-import { bearerToken, hashToken, newToken, sameDigest } from './tokens.js';
+} from '../faults/rate-limit.js';
+import { describeIssuesIn } from '../issues.js';
+import type { ReceivedRequest, SandboxRuntime } from '../runtime.js';
+import { type ApiToken, type EnvelopeRecord, envelopeDetails } from '../state/store.js';
+import { bearerToken, hashToken, newToken, sameDigest } from '../state/tokens.js';
+import { sendUnauthenticated } from './create.js';
+import { readJsonBody, redactedHeaders, sendJson, sendMethodNotAllowed } from './http-io.js';
 
 export const ADMIN_PREFIX = '/_sandbox/';
 
@@ -202,6 +202,168 @@ async function saved(res: ServerResponse, durable: Promise<void>): Promise<boole
   }
 }
 
+/** One admin request: what every admin route gets. */
+interface AdminCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  sandbox: SandboxRuntime;
+}
+
+/** True when the request uses `method`; otherwise a 405 naming it is sent. */
+function allowed({ req, res, path }: AdminCall, method: string): boolean {
+  if (req.method === method) return true;
+  sendMethodNotAllowed(res, req.method ?? '', path, method);
+  return false;
+}
+
+/** GET /_sandbox/stats */
+function showStats(call: AdminCall): void {
+  if (!allowed(call, 'GET')) return;
+  const { sandbox } = call;
+  const memory = process.memoryUsage();
+  sendJson(call.res, 200, {
+    envelopes: sandbox.store.envelopes.size,
+    memory: { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed },
+    uptime_seconds: Math.round((sandbox.now() - sandbox.startedAt) / 1000),
+    faults: faultsView(sandbox.faults.options, sandbox.faults.queued),
+    state_file: sandbox.stateFile?.path ?? null,
+  });
+}
+
+/** The bad-day options a POST /_sandbox/faults body changes (the fields it has). */
+function faultChanges(body: z.infer<typeof FaultsBody>): Partial<FaultOptions> {
+  const changes: Partial<FaultOptions> = {};
+  if (body.latency_ms !== undefined) changes.latencyMs = body.latency_ms;
+  if (body.fail_rate !== undefined) changes.failRate = body.fail_rate;
+  if (body.drop_rate !== undefined) changes.dropRate = body.drop_rate;
+  if (body.rate_limit !== undefined) changes.rateLimit = body.rate_limit;
+  if (body.rate_limit_headers !== undefined) changes.rateLimitHeaders = body.rate_limit_headers;
+  if (body.seed_random !== undefined) changes.randomSeed = body.seed_random;
+  return changes;
+}
+
+/** GET or POST /_sandbox/faults */
+async function handleFaults(call: AdminCall): Promise<void> {
+  const { req, res, path, sandbox } = call;
+  if (req.method !== 'GET' && req.method !== 'POST') {
+    sendMethodNotAllowed(res, req.method ?? '', path, 'GET, POST');
+    return;
+  }
+  if (req.method === 'POST') {
+    const body = await readValidBody(req, res, FaultsBody, FAULTS_HINT);
+    if (!body) return;
+    sandbox.faults.configure(faultChanges(body));
+    if (body.next !== undefined) sandbox.faults.queueNext(body.next);
+  }
+  sendJson(res, 200, faultsView(sandbox.faults.options, sandbox.faults.queued));
+}
+
+/** GET or DELETE /_sandbox/requests and /_sandbox/envelopes */
+function handleLog(call: AdminCall, name: 'requests' | 'envelopes'): void {
+  const { req, res, path, sandbox } = call;
+  const log = name === 'requests' ? sandbox.requests : sandbox.created;
+  if (req.method === 'DELETE') {
+    const cleared = log.total;
+    log.clear();
+    sendJson(res, 200, { cleared });
+    return;
+  }
+  if (req.method !== 'GET') {
+    sendMethodNotAllowed(res, req.method ?? '', path, 'GET, DELETE');
+    return;
+  }
+  const limit = limitOf(req);
+  if (limit === 'bad') {
+    sendJson(res, 400, { message: 'limit must be a whole number, like ?limit=100.' });
+    return;
+  }
+  const shown = log.items(limit);
+  sendJson(res, 200, {
+    total: log.total,
+    kept: log.size,
+    capacity: log.capacity,
+    [name]:
+      name === 'requests'
+        ? (shown as ReceivedRequest[]).map(requestView)
+        : (shown as EnvelopeRecord[]).map((e) => envelopeView(e, sandbox.origin)),
+  });
+}
+
+/** GET /_sandbox/tokens lists them; POST creates one. */
+async function handleTokens(call: AdminCall): Promise<void> {
+  const { req, res, sandbox } = call;
+  const { store } = sandbox;
+  if (req.method === 'GET') {
+    sendJson(res, 200, {
+      organisations: store.organisations.map((org) => ({
+        name: org.name,
+        tokens: org.tokens.map(tokenView),
+      })),
+    });
+    return;
+  }
+  if (!allowed(call, 'POST')) return;
+  const request = await readValidBody(
+    req,
+    res,
+    CreateTokenBody,
+    'Send {"organisation": "<name>", "name": "<token name>"}.',
+  );
+  if (!request) return;
+  const org = store.findOrganisation(request.organisation);
+  if (!org) {
+    sendJson(res, 404, { message: `No organisation is named '${request.organisation}'.` });
+    return;
+  }
+  if (org.tokens.some((t) => t.name === request.name)) {
+    sendJson(res, 409, {
+      message: `${org.name} already has a token named '${request.name}'; pick another name.`,
+    });
+    return;
+  }
+  const value = newToken(org.name);
+  const { token, durable } = store.addToken(org, request.name, hashToken(value), sandbox.now());
+  if (!(await saved(res, durable))) return;
+  // Like the dashboard: the value is shown this once and cannot be retrieved later.
+  sendJson(res, 201, { ...tokenView(token), token: value });
+}
+
+/** POST /_sandbox/tokens/revoke */
+async function revokeToken(call: AdminCall): Promise<void> {
+  const { req, res, sandbox } = call;
+  const { store } = sandbox;
+  if (!allowed(call, 'POST')) return;
+  const request = await readValidBody(
+    req,
+    res,
+    RevokeTokenBody,
+    'Send {"token": "<value>"} or {"organisation": "<name>", "name": "<token name>"}.',
+  );
+  if (!request) return;
+  const token =
+    'token' in request
+      ? store.findToken(request.token)
+      : store.findOrganisation(request.organisation)?.tokens.find((t) => t.name === request.name);
+  if (!token) {
+    sendJson(res, 404, { message: 'No such token in this sandbox.' });
+    return;
+  }
+  // Revoking twice changes nothing: the first revocation time stays.
+  if (token.revokedAt === null && !(await saved(res, store.revokeToken(token, sandbox.now())))) return;
+  sendJson(res, 200, tokenView(token));
+}
+
+/** The admin routes by what follows /_sandbox/. */
+const ADMIN_ROUTES = new Map<string, (call: AdminCall) => Promise<void> | void>([
+  ['stats', showStats],
+  ['faults', handleFaults],
+  ['requests', (call) => handleLog(call, 'requests')],
+  ['envelopes', (call) => handleLog(call, 'envelopes')],
+  ['tokens', handleTokens],
+  ['tokens/revoke', revokeToken],
+]);
+
 export async function handleAdmin(
   req: IncomingMessage,
   res: ServerResponse,
@@ -213,142 +375,8 @@ export async function handleAdmin(
     sendUnauthenticated(res);
     return;
   }
-  const route = path.slice(ADMIN_PREFIX.length);
-  const { store } = sandbox;
-  const allow = (method: string): boolean => {
-    if (req.method === method) return true;
-    sendMethodNotAllowed(res, req.method ?? '', path, method);
-    return false;
-  };
-
-  if (route === 'stats') {
-    if (!allow('GET')) return;
-    const memory = process.memoryUsage();
-    sendJson(res, 200, {
-      envelopes: store.envelopes.size,
-      memory: { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed },
-      uptime_seconds: Math.round((sandbox.now() - sandbox.startedAt) / 1000),
-      faults: faultsView(sandbox.faults.options, sandbox.faults.queued),
-      state_file: sandbox.stateFile?.path ?? null,
-    });
-    return;
-  }
-
-  if (route === 'faults') {
-    if (req.method === 'GET') {
-      sendJson(res, 200, faultsView(sandbox.faults.options, sandbox.faults.queued));
-      return;
-    }
-    if (req.method !== 'POST') {
-      sendMethodNotAllowed(res, req.method ?? '', path, 'GET, POST');
-      return;
-    }
-    const body = await readValidBody(req, res, FaultsBody, FAULTS_HINT);
-    if (!body) return;
-    const changes: Partial<FaultOptions> = {};
-    if (body.latency_ms !== undefined) changes.latencyMs = body.latency_ms;
-    if (body.fail_rate !== undefined) changes.failRate = body.fail_rate;
-    if (body.drop_rate !== undefined) changes.dropRate = body.drop_rate;
-    if (body.rate_limit !== undefined) changes.rateLimit = body.rate_limit;
-    if (body.rate_limit_headers !== undefined) changes.rateLimitHeaders = body.rate_limit_headers;
-    if (body.seed_random !== undefined) changes.randomSeed = body.seed_random;
-    sandbox.faults.configure(changes);
-    if (body.next !== undefined) sandbox.faults.queueNext(body.next);
-    sendJson(res, 200, faultsView(sandbox.faults.options, sandbox.faults.queued));
-    return;
-  }
-
-  if (route === 'requests' || route === 'envelopes') {
-    const log = route === 'requests' ? sandbox.requests : sandbox.created;
-    if (req.method === 'DELETE') {
-      const cleared = log.total;
-      log.clear();
-      sendJson(res, 200, { cleared });
-      return;
-    }
-    if (req.method !== 'GET') {
-      sendMethodNotAllowed(res, req.method ?? '', path, 'GET, DELETE');
-      return;
-    }
-    const limit = limitOf(req);
-    if (limit === 'bad') {
-      sendJson(res, 400, { message: 'limit must be a whole number, like ?limit=100.' });
-      return;
-    }
-    const shown = log.items(limit);
-    sendJson(res, 200, {
-      total: log.total,
-      kept: log.size,
-      capacity: log.capacity,
-      [route]:
-        route === 'requests'
-          ? (shown as ReceivedRequest[]).map(requestView)
-          : (shown as EnvelopeRecord[]).map((e) => envelopeView(e, sandbox.origin)),
-    });
-    return;
-  }
-
-  if (route === 'tokens' && req.method === 'GET') {
-    sendJson(res, 200, {
-      organisations: store.organisations.map((org) => ({
-        name: org.name,
-        tokens: org.tokens.map(tokenView),
-      })),
-    });
-    return;
-  }
-
-  if (route === 'tokens') {
-    if (!allow('POST')) return;
-    const request = await readValidBody(
-      req,
-      res,
-      CreateTokenBody,
-      'Send {"organisation": "<name>", "name": "<token name>"}.',
-    );
-    if (!request) return;
-    const org = store.findOrganisation(request.organisation);
-    if (!org) {
-      sendJson(res, 404, { message: `No organisation is named '${request.organisation}'.` });
-      return;
-    }
-    if (org.tokens.some((t) => t.name === request.name)) {
-      sendJson(res, 409, {
-        message: `${org.name} already has a token named '${request.name}'; pick another name.`,
-      });
-      return;
-    }
-    const value = newToken(org.name);
-    const { token, durable } = store.addToken(org, request.name, hashToken(value), sandbox.now());
-    if (!(await saved(res, durable))) return;
-    // Like the dashboard: the value is shown this once and cannot be retrieved later.
-    sendJson(res, 201, { ...tokenView(token), token: value });
-    return;
-  }
-
-  if (route === 'tokens/revoke') {
-    if (!allow('POST')) return;
-    const request = await readValidBody(
-      req,
-      res,
-      RevokeTokenBody,
-      'Send {"token": "<value>"} or {"organisation": "<name>", "name": "<token name>"}.',
-    );
-    if (!request) return;
-    const token =
-      'token' in request
-        ? store.findToken(request.token)
-        : store.findOrganisation(request.organisation)?.tokens.find((t) => t.name === request.name);
-    if (!token) {
-      sendJson(res, 404, { message: 'No such token in this sandbox.' });
-      return;
-    }
-    // Revoking twice changes nothing: the first revocation time stays.
-    if (token.revokedAt === null && !(await saved(res, store.revokeToken(token, sandbox.now())))) return;
-    sendJson(res, 200, tokenView(token));
-    return;
-  }
-
+  const route = ADMIN_ROUTES.get(path.slice(ADMIN_PREFIX.length));
+  if (route) return route({ req, res, path, sandbox });
   sendJson(res, 404, {
     message: `Not found: ${req.method} ${path}. Admin routes: GET /_sandbox/tokens, POST /_sandbox/tokens, POST /_sandbox/tokens/revoke, GET /_sandbox/stats, GET or POST /_sandbox/faults, GET or DELETE /_sandbox/requests, GET or DELETE /_sandbox/envelopes.`,
   });

@@ -8,20 +8,26 @@
 // made, saved, and answered (or its connection dropped: --drop-rate, or a one-shot `drop`). With a
 // rate limit, every answer carries the token's rate-limit headers (rate-limit.ts).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { CreateEnvelopeResponse } from '../api/schemas.js';
+import type { CreateEnvelopeResponse } from '../../api/schemas.js';
+import type { Fate, OneShotFault } from '../faults/faults.js';
 import {
+  formatRateLimit,
+  type RateLimiter,
+  type RateLimitState,
+  rateLimitHeaders,
+} from '../faults/rate-limit.js';
+import type { SandboxRuntime } from '../runtime.js';
+import type { ApiToken, EnvelopeRecord, Template } from '../state/store.js';
+import { bearerToken } from '../state/tokens.js';
+import {
+  type CheckedCreateRequest,
   checkCreateBody,
   checkMergeKeys,
   mergeFieldErrors,
   templateIdOf,
   validationErrorBody,
 } from './create-request.js';
-import type { OneShotFault } from './faults.js';
 import { readBody, readJsonBody, sendJson } from './http-io.js';
-import { formatRateLimit, type RateLimiter, type RateLimitState, rateLimitHeaders } from './rate-limit.js';
-import type { SandboxRuntime } from './runtime.js';
-import type { ApiToken, EnvelopeRecord } from './store.js';
-import { bearerToken } from './tokens.js';
 
 export const API_PREFIX = '/api/v1';
 export const CREATE_PATH = `${API_PREFIX}/native/envelopes/create`;
@@ -88,15 +94,19 @@ function sendForced(
   );
 }
 
-export async function handleCreate(
+/**
+ * The checks before the body is read: a one-shot fault, --fail-rate, the token, the rate limit. The
+ * caller's token when the request may go on; undefined when it was answered here.
+ */
+async function admit(
   req: IncomingMessage,
   res: ServerResponse,
   sandbox: SandboxRuntime,
-  shot?: FaultShot,
-  onBody?: (text: string) => void,
-): Promise<void> {
+  shot: FaultShot | undefined,
+  fate: Fate,
+  onBody: ((text: string) => void) | undefined,
+): Promise<ApiToken | undefined> {
   const { store, faults } = sandbox;
-  const fate = faults.rollFate();
   const presented = bearerToken(req.headers.authorization);
   const token = presented === undefined ? undefined : store.activeToken(presented);
   const limiter = faults.limiter;
@@ -113,7 +123,7 @@ export async function handleCreate(
     await recordBody();
     if (limiter && kind !== '429') applyRateLimit(res, limiter, limiter.peek(token, now), now);
     sendForced(res, kind, shot.source, limiter, token, now);
-    return;
+    return undefined;
   }
   if (fate.fail) {
     await recordBody();
@@ -127,15 +137,14 @@ export async function handleCreate(
       },
       { 'retry-after': '1' },
     );
-    return;
+    return undefined;
   }
   if (!token) {
     await recordBody();
     if (limiter) applyRateLimit(res, limiter, limiter.peek(undefined, now), now);
     sendUnauthenticated(res);
-    return;
+    return undefined;
   }
-  const organisation = token.organisation;
   if (limiter) {
     const state = limiter.take(token, now);
     applyRateLimit(res, limiter, state, now);
@@ -144,51 +153,78 @@ export async function handleCreate(
       sendJson(res, 429, {
         message: `Too Many Requests: at most ${formatRateLimit(limiter.policy)} per token (--rate-limit). Retry after ${res.getHeader('retry-after')} s.`,
       });
-      return;
+      return undefined;
     }
   }
+  return token;
+}
 
-  const body = await readJsonBody(req, res, onBody);
-  if (!body.ok) return;
-  const checked = checkCreateBody(body.value);
-  const templateId = checked.ok ? checked.request.templateId : templateIdOf(body.value);
-  const template = templateId === undefined ? undefined : store.findTemplate(templateId);
-  const ownTemplate = template?.organisation === organisation ? template : undefined;
+/**
+ * Checks a parsed body against the schema and the template (whose organisation must be the
+ * caller's). The request and its template when all is well; undefined when a 422, 404 or 403 was sent.
+ */
+function acceptRequest(
+  res: ServerResponse,
+  sandbox: SandboxRuntime,
+  token: ApiToken,
+  value: unknown,
+): { request: CheckedCreateRequest; template: Template } | undefined {
+  const checked = checkCreateBody(value);
+  const templateId = checked.ok ? checked.request.templateId : templateIdOf(value);
+  const template = templateId === undefined ? undefined : sandbox.store.findTemplate(templateId);
+  const ownTemplate = template?.organisation === token.organisation ? template : undefined;
   if (!checked.ok) {
     // Every problem at once; merge keys too when the template is the caller's own to know.
     const mergeErrors = ownTemplate
-      ? checkMergeKeys((body.value as { merge_data?: unknown }).merge_data, ownTemplate)
+      ? checkMergeKeys((value as { merge_data?: unknown }).merge_data, ownTemplate)
       : {};
     sendJson(res, 422, validationErrorBody(mergeFieldErrors(checked.errors, mergeErrors)));
-    return;
+    return undefined;
   }
   if (!template) {
     sendJson(res, 404, { message: `Template ${checked.request.templateId} was not found.` });
-    return;
+    return undefined;
   }
   if (!ownTemplate) {
     sendJson(res, 403, FORBIDDEN);
-    return;
+    return undefined;
   }
-  const request = checked.request;
-  const mergeErrors = checkMergeKeys(request.mergeData, ownTemplate);
+  const mergeErrors = checkMergeKeys(checked.request.mergeData, ownTemplate);
   if (Object.keys(mergeErrors).length > 0) {
     sendJson(res, 422, validationErrorBody(mergeErrors));
-    return;
+    return undefined;
   }
+  return { request: checked.request, template: ownTemplate };
+}
+
+export async function handleCreate(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sandbox: SandboxRuntime,
+  shot?: FaultShot,
+  onBody?: (text: string) => void,
+): Promise<void> {
+  const fate = sandbox.faults.rollFate();
+  const token = await admit(req, res, sandbox, shot, fate, onBody);
+  if (!token) return;
+  const body = await readJsonBody(req, res, onBody);
+  if (!body.ok) return;
+  const accepted = acceptRequest(res, sandbox, token, body.value);
+  if (!accepted) return;
+  const { request, template } = accepted;
 
   const createdAt = sandbox.now();
   const envelope: EnvelopeRecord = {
     id: sandbox.newId(createdAt),
-    template: ownTemplate,
+    template,
     status: 'ready',
     createdAt,
     expiresAt: createdAt + request.expiresInDays * DAY_MS,
     details: JSON.stringify({ merge_data: request.mergeData, signatory: request.signatory }),
   };
-  await store.addEnvelope(envelope); // on disk (with --state) before anyone hears of it
+  await sandbox.store.addEnvelope(envelope); // on disk (with --state) before anyone hears of it
   sandbox.created.add(envelope);
-  if (fate.drop || kind === 'drop') {
+  if (fate.drop || shot?.fault.kind === 'drop') {
     // The envelope exists, but the client never learns it: the outcome is unknown to it.
     sandbox.dropped.add(res);
     req.socket.destroy();

@@ -1,7 +1,7 @@
 // The sandbox's data in memory: organisations with their tokens and templates, and the envelopes.
 // Every change gets a sequence number and is handed to `onChange` (the state file's journal), whose
 // promise says when the change is on disk.
-import type { CreateEnvelopeRequest, ENVELOPE_STATUSES } from '../api/schemas.js';
+import type { CreateEnvelopeRequest, ENVELOPE_STATUSES } from '../../api/schemas.js';
 import type { Seed } from './seed.js';
 import { hashToken, sameDigest } from './tokens.js';
 

@@ -1,8 +1,8 @@
 // Checking a create-envelope body the way a careful API would: with the client's own schema
 // (src/api/schemas.ts), plus what the schema cannot know (the 365-day limit, unknown fields, the
 // template's merge tags), every problem at once, keyed by field, as a 422 answer.
-import { CreateEnvelopeRequest, MAX_EXPIRES_IN_DAYS, ULID_PATTERN } from '../api/schemas.js';
-import type { Template } from './store.js';
+import { CreateEnvelopeRequest, MAX_EXPIRES_IN_DAYS, ULID_PATTERN } from '../../api/schemas.js';
+import type { Template } from '../state/store.js';
 
 /** `{"signatory.email": ["must be an email address, …"]}` */
 export type FieldErrors = Record<string, string[]>;
@@ -37,33 +37,31 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-/** Checks everything that does not depend on the template. */
-export function checkCreateBody(
-  body: unknown,
-): { ok: true; request: CheckedCreateRequest } | { ok: false; errors: FieldErrors } {
-  const errors: FieldErrors = {};
-  if (!isPlainObject(body)) {
-    add(errors, 'body', 'must be a JSON object with template_id, merge_data and signatory');
-    return { ok: false, errors };
-  }
-  const parsed = CreateEnvelopeRequest.safeParse(body);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const value = valueAt(body, issue.path);
-      if (issue.code === 'invalid_key') {
-        add(errors, issue.path.slice(0, -1).map(String).join('.'), 'merge field names must not be empty');
-      } else if (issue.code === 'invalid_type' && value === undefined) {
-        add(errors, issue.path.map(String).join('.'), 'is required');
-      } else if (
-        issue.code === 'invalid_type' &&
-        (issue.expected === 'record' || issue.expected === 'object')
-      ) {
-        add(errors, issue.path.map(String).join('.'), 'must be a JSON object');
-      } else {
-        add(errors, issue.path.map(String).join('.'), issue.message);
-      }
+/** The schema's issues as field errors in the API's words ("is required", "must be a JSON object"). */
+function addSchemaIssues(
+  errors: FieldErrors,
+  body: Record<string, unknown>,
+  issues: readonly { code: string; path: PropertyKey[]; message: string; expected?: string }[],
+): void {
+  for (const issue of issues) {
+    const field = issue.path.map(String).join('.');
+    if (issue.code === 'invalid_key') {
+      add(errors, issue.path.slice(0, -1).map(String).join('.'), 'merge field names must not be empty');
+    } else if (issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined) {
+      add(errors, field, 'is required');
+    } else if (
+      issue.code === 'invalid_type' &&
+      (issue.expected === 'record' || issue.expected === 'object')
+    ) {
+      add(errors, field, 'must be a JSON object');
+    } else {
+      add(errors, field, issue.message);
     }
   }
+}
+
+/** What the schema lets through: unknown fields (of the request, of the signatory) and the 365-day limit. */
+function addStrictChecks(errors: FieldErrors, body: Record<string, unknown>): void {
   for (const key of Object.keys(body)) {
     if (!REQUEST_FIELDS.has(key)) add(errors, key, 'is not a field of this request');
   }
@@ -76,6 +74,20 @@ export function checkCreateBody(
   if (typeof days === 'number' && Number.isInteger(days) && days > MAX_EXPIRES_IN_DAYS) {
     add(errors, 'expires_in_days', `must be at most ${MAX_EXPIRES_IN_DAYS}`);
   }
+}
+
+/** Checks everything that does not depend on the template. */
+export function checkCreateBody(
+  body: unknown,
+): { ok: true; request: CheckedCreateRequest } | { ok: false; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  if (!isPlainObject(body)) {
+    add(errors, 'body', 'must be a JSON object with template_id, merge_data and signatory');
+    return { ok: false, errors };
+  }
+  const parsed = CreateEnvelopeRequest.safeParse(body);
+  if (!parsed.success) addSchemaIssues(errors, body, parsed.error.issues);
+  addStrictChecks(errors, body);
   if (!parsed.success || Object.keys(errors).length > 0) return { ok: false, errors };
   const signatory = parsed.data.signatory;
   return {

@@ -2,8 +2,8 @@
 // journal of the changes since (`<state>.journal`, JSON Lines). Both are validated on load; token
 // values never appear, only their SHA-256 digests.
 import * as z from 'zod/mini';
-import { EnvelopeStatus, MergeData, Signatory, ulid } from '../api/schemas.js';
-import { describeIssuesIn } from './issues.js';
+import { EnvelopeStatus, MergeData, Signatory, ulid } from '../../api/schemas.js';
+import { describeIssuesIn } from '../issues.js';
 import { MergeTagName } from './seed.js';
 import type { Change, EnvelopeRecord, Organisation } from './store.js';
 

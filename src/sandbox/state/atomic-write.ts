@@ -2,9 +2,13 @@
 // content or the new, never a mix: write a temporary file beside it, fsync, rename over, fsync the folder.
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { syncFolder } from '../io/sync-folder.js';
 
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
+/** `syncFolder` is the host's (state/file-system.ts). */
+export async function writeFileAtomic(
+  path: string,
+  data: string,
+  syncFolder: (folder: string) => void,
+): Promise<void> {
   // One writer per file (the state lock), so a fixed temporary name is enough and leaves no litter.
   const temporary = `${path}.tmp`;
   const file = await open(temporary, 'w', 0o600);

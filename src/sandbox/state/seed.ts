@@ -3,11 +3,10 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
-import { ulid } from '../api/schemas.js';
-import { InputError } from '../errors.js';
-import { describeReadError } from '../io/files.js';
-import { parseJsonText } from '../io/json.js';
-import { describeIssuesIn } from './issues.js';
+import { ulid } from '../../api/schemas.js';
+import { parseJsonText } from '../../io/json.js';
+import { describeIssuesIn } from '../issues.js';
+import { SandboxError } from '../sandbox-error.js';
 import { defaultToken, hashToken } from './tokens.js';
 
 const name = (what: string) =>
@@ -96,11 +95,11 @@ function duplicates(values: string[]): string[] {
   return [...repeated];
 }
 
-/** Validates a parsed seed; template ids come back in upper case. Throws InputError listing every problem. */
+/** Validates a parsed seed; template ids come back in upper case. Throws a `bad_seed` SandboxError listing every problem. */
 export function checkSeed(value: unknown, where: string): Seed {
   const parsed = Seed.safeParse(value);
   if (!parsed.success) {
-    throw new InputError(`The seed file ${where} is not valid.`, {
+    throw new SandboxError('bad_seed', `The seed file ${where} is not valid.`, {
       details: describeIssuesIn(value, parsed.error.issues),
       hint: 'See docs/sandbox.md for the seed file format.',
     });
@@ -130,7 +129,7 @@ export function checkSeed(value: unknown, where: string): Seed {
     }
   }
   if (problems.length > 0) {
-    throw new InputError(`The seed file ${where} is not valid.`, { details: problems });
+    throw new SandboxError('bad_seed', `The seed file ${where} is not valid.`, { details: problems });
   }
   return seed;
 }
@@ -141,12 +140,19 @@ export async function loadSeedFile(path: string): Promise<Seed> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const why = describeReadError(error);
-    throw new InputError(`Cannot read the seed file ${path} (${why}).`, { hint: 'Check the --seed path.' });
+    throw new SandboxError(
+      'seed_unreadable',
+      `Cannot read the seed file ${path} (${(error as Error).message}).`,
+      {
+        hint: 'Check the path of the seed file.',
+        file: path,
+        cause: error,
+      },
+    );
   }
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    throw new InputError(`The seed file ${path} is not valid JSON: ${parsed.problem}.`);
+    throw new SandboxError('bad_seed', `The seed file ${path} is not valid JSON: ${parsed.problem}.`);
   }
   return checkSeed(parsed.value, path);
 }

@@ -12,10 +12,11 @@
 // replaced.
 import { type FileHandle, open, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseJsonText } from '../io/json.js';
+import { parseJsonText } from '../../io/json.js';
+import { SandboxError } from '../sandbox-error.js';
 import { writeFileAtomic } from './atomic-write.js';
+import type { StateFileSystem } from './file-system.js';
 import { type Seed, seedFingerprint } from './seed.js';
-import { StateFileError } from './state-error.js';
 import {
   describeFirstIssues,
   JournalRecord,
@@ -24,7 +25,7 @@ import {
   type StoredEnvelope,
   snapshotText,
 } from './state-format.js';
-import { acquireStateLock, releaseStateLock } from './state-lock.js';
+import { acquireStateLock } from './state-lock.js';
 import { type EnvelopeRecord, SandboxStore } from './store.js';
 
 export interface OpenStateOptions {
@@ -36,6 +37,8 @@ export interface OpenStateOptions {
   /** Notes for the person running the sandbox (stderr). */
   warn: (line: string) => void;
   compactAfterBytes?: number;
+  /** The lock and folder sync of the program running the sandbox. */
+  fileSystem: StateFileSystem;
 }
 
 interface Waiter {
@@ -43,32 +46,31 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-const CORRUPT_HINT =
-  'The file was left as it is. Move it away to start afresh, or point --state at another file.';
+const CORRUPT_HINT = 'The file was left as it is. Move it away to start afresh, or use another state file.';
+
+/** The state file or its journal holds something else than a sandbox's state: left as it is. */
+const corrupt = (message: string) => new SandboxError('state_corrupt', message, { hint: CORRUPT_HINT });
 
 async function readIfExists(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new StateFileError(`Cannot read the state file ${path}: ${(error as Error).message}.`);
+    throw new SandboxError('state_io', `Cannot read the state file ${path}: ${(error as Error).message}.`, {
+      cause: error,
+    });
   }
 }
 
 function parseSnapshot(path: string, text: string): Snapshot {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    throw new StateFileError(`The state file ${path} is corrupt: invalid JSON at ${parsed.problem}.`, {
-      hint: CORRUPT_HINT,
-    });
+    throw corrupt(`The state file ${path} is corrupt: invalid JSON at ${parsed.problem}.`);
   }
   const checked = Snapshot.safeParse(parsed.value);
   if (!checked.success) {
-    throw new StateFileError(
+    throw corrupt(
       `The state file ${path} is not a sandbox state file: ${describeFirstIssues(parsed.value, checked.error.issues)}.`,
-      {
-        hint: CORRUPT_HINT,
-      },
     );
   }
   return checked.data;
@@ -99,18 +101,13 @@ function parseJournal(
       const why = parsed.ok
         ? describeFirstIssues(parsed.value, checked?.error?.issues ?? [])
         : `invalid JSON at ${parsed.problem}`;
-      throw new StateFileError(`The state journal ${path} is corrupt at line ${lineNumber}: ${why}.`, {
-        hint: CORRUPT_HINT,
-      });
+      throw corrupt(`The state journal ${path} is corrupt at line ${lineNumber}: ${why}.`);
     }
     const record = checked.data;
     if (record.seq <= afterSeq) return; // already in the snapshot
     if (record.seq <= lastSeq) {
-      throw new StateFileError(
+      throw corrupt(
         `The state journal ${path} is corrupt at line ${lineNumber}: sequence ${record.seq} is out of order.`,
-        {
-          hint: CORRUPT_HINT,
-        },
       );
     }
     lastSeq = record.seq;
@@ -126,9 +123,8 @@ function parseJournal(
 function envelopeFrom(stored: StoredEnvelope, store: SandboxStore, where: string): EnvelopeRecord {
   const template = store.findTemplate(stored.template_id);
   if (!template)
-    throw new StateFileError(
+    throw corrupt(
       `${where}: envelope ${stored.id} names template ${stored.template_id}, which is not in the file.`,
-      { hint: CORRUPT_HINT },
     );
   return {
     id: stored.id.toUpperCase(),
@@ -140,22 +136,16 @@ function envelopeFrom(stored: StoredEnvelope, store: SandboxStore, where: string
   };
 }
 
-/** Rebuilds the store from a snapshot and the journal records after it. */
-function restoreStore(
-  snapshot: Snapshot,
-  records: JournalRecord[],
-  path: string,
-  journalPath: string,
-): SandboxStore {
-  const store = new SandboxStore();
-  const fail = (where: string, what: string) =>
-    new StateFileError(`${where} is corrupt: ${what}.`, { hint: CORRUPT_HINT });
+const failAt = (where: string, what: string) => corrupt(`${where} is corrupt: ${what}.`);
+
+/** The snapshot's organisations, with their tokens and templates, each found once. */
+function restoreOrganisations(store: SandboxStore, snapshot: Snapshot, path: string): void {
   for (const org of snapshot.organisations) {
-    if (store.findOrganisation(org.name)) throw fail(path, `organisation '${org.name}' appears twice`);
+    if (store.findOrganisation(org.name)) throw failAt(path, `organisation '${org.name}' appears twice`);
     for (const t of org.templates)
-      if (store.findTemplate(t.id)) throw fail(path, `template ${t.id} appears twice`);
+      if (store.findTemplate(t.id)) throw failAt(path, `template ${t.id} appears twice`);
     for (const t of org.tokens)
-      if (store.isTokenDigestKnown(Buffer.from(t.sha256, 'hex'))) throw fail(path, 'a token appears twice');
+      if (store.isTokenDigestKnown(Buffer.from(t.sha256, 'hex'))) throw failAt(path, 'a token appears twice');
     store.addOrganisation({
       name: org.name,
       templates: org.templates,
@@ -167,36 +157,51 @@ function restoreStore(
       })),
     });
   }
-  const addEnvelope = (stored: StoredEnvelope, where: string) => {
-    const envelope = envelopeFrom(stored, store, where);
-    if (store.envelopes.has(envelope.id)) throw fail(where, `envelope ${envelope.id} appears twice`);
-    store.envelopes.set(envelope.id, envelope);
-  };
-  for (const stored of snapshot.envelopes) addEnvelope(stored, path);
-  for (const record of records) {
-    if (record.type === 'envelope') {
-      addEnvelope(record.envelope, journalPath);
-      continue;
-    }
-    const org = store.findOrganisation(record.organisation);
-    if (!org)
-      throw fail(
-        journalPath,
-        `entry ${record.seq} names organisation '${record.organisation}', which is not in the state file`,
-      );
-    if (record.type === 'token_created') {
-      const digest = Buffer.from(record.token.sha256, 'hex');
-      if (store.isTokenDigestKnown(digest) || org.tokens.some((t) => t.name === record.token.name)) {
-        throw fail(journalPath, `entry ${record.seq} creates token '${record.token.name}' a second time`);
-      }
-      store.addToken(org, record.token.name, digest, Date.parse(record.token.created_at));
-    } else {
-      const token = org.tokens.find((t) => t.name === record.token);
-      if (!token)
-        throw fail(journalPath, `entry ${record.seq} revokes token '${record.token}', which does not exist`);
-      token.revokedAt = Date.parse(record.at);
-    }
+}
+
+function restoreEnvelope(store: SandboxStore, stored: StoredEnvelope, where: string): void {
+  const envelope = envelopeFrom(stored, store, where);
+  if (store.envelopes.has(envelope.id)) throw failAt(where, `envelope ${envelope.id} appears twice`);
+  store.envelopes.set(envelope.id, envelope);
+}
+
+/** Replays one journal entry (an envelope, a token created or revoked) on the store. */
+function replay(store: SandboxStore, record: JournalRecord, journalPath: string): void {
+  if (record.type === 'envelope') {
+    restoreEnvelope(store, record.envelope, journalPath);
+    return;
   }
+  const org = store.findOrganisation(record.organisation);
+  if (!org)
+    throw failAt(
+      journalPath,
+      `entry ${record.seq} names organisation '${record.organisation}', which is not in the state file`,
+    );
+  if (record.type === 'token_created') {
+    const digest = Buffer.from(record.token.sha256, 'hex');
+    if (store.isTokenDigestKnown(digest) || org.tokens.some((t) => t.name === record.token.name)) {
+      throw failAt(journalPath, `entry ${record.seq} creates token '${record.token.name}' a second time`);
+    }
+    store.addToken(org, record.token.name, digest, Date.parse(record.token.created_at));
+    return;
+  }
+  const token = org.tokens.find((t) => t.name === record.token);
+  if (!token)
+    throw failAt(journalPath, `entry ${record.seq} revokes token '${record.token}', which does not exist`);
+  token.revokedAt = Date.parse(record.at);
+}
+
+/** Rebuilds the store from a snapshot and the journal records after it. */
+function restoreStore(
+  snapshot: Snapshot,
+  records: JournalRecord[],
+  path: string,
+  journalPath: string,
+): SandboxStore {
+  const store = new SandboxStore();
+  restoreOrganisations(store, snapshot, path);
+  for (const stored of snapshot.envelopes) restoreEnvelope(store, stored, path);
+  for (const record of records) replay(store, record, journalPath);
   store.seq = records.at(-1)?.seq ?? snapshot.seq;
   return store;
 }
@@ -205,12 +210,13 @@ export class StateFile {
   readonly journalPath: string;
   readonly lockPath: string;
   readonly #compactAfterBytes: number;
+  readonly #fileSystem: StateFileSystem;
   #journal: FileHandle | undefined;
   #journalBytes = 0;
   #queue: string[] = [];
   #waiters: Waiter[] = [];
   #writing: Promise<void> | undefined;
-  #failure: StateFileError | undefined;
+  #failure: SandboxError | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(
@@ -219,11 +225,12 @@ export class StateFile {
     /** True when the data came from an existing state file. */
     readonly restored: boolean,
     readonly fingerprint: string,
-    compactAfterBytes: number,
+    options: OpenStateOptions,
   ) {
     this.journalPath = `${path}.journal`;
     this.lockPath = `${path}.lock`;
-    this.#compactAfterBytes = compactAfterBytes;
+    this.#compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
+    this.#fileSystem = options.fileSystem;
   }
 
   /** Locks, loads (or creates) the state file and starts journaling the store's changes. */
@@ -232,62 +239,64 @@ export class StateFile {
     const folder = dirname(path);
     const folderStat = await stat(folder).catch(() => undefined);
     if (!folderStat?.isDirectory()) {
-      throw new StateFileError(`The folder of the state file does not exist: ${folder}.`, {
-        hint: 'Create it, or pick another --state path.',
-      });
+      throw new SandboxError(
+        'state_folder_missing',
+        `The folder of the state file does not exist: ${folder}.`,
+        {
+          hint: 'Create it, or pick another path for the state file.',
+        },
+      );
     }
     const lockPath = `${path}.lock`;
-    await acquireStateLock(lockPath, path);
+    await acquireStateLock(options.fileSystem, lockPath, path);
     try {
       const state = await StateFile.#load(path, options);
       await state.#startJournal();
       return state;
     } catch (error) {
-      await releaseStateLock(lockPath);
+      await options.fileSystem.releaseLock(lockPath);
       throw error;
     }
   }
 
   static async #load(path: string, options: OpenStateOptions): Promise<StateFile> {
     const journalPath = `${path}.journal`;
-    const compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
     const fingerprint = seedFingerprint(options.seed);
     const snapshotText = await readIfExists(path);
     const journalText = await readIfExists(journalPath);
     // A missing or empty file (`--state "$(mktemp)"`) starts a new state; a crash never leaves an empty one.
     if (snapshotText === undefined || snapshotText.trim() === '') {
       if (journalText !== undefined && journalText !== '') {
-        throw new StateFileError(
-          `Found the journal ${journalPath} but not the state file ${path} it belongs to.`,
-          { hint: CORRUPT_HINT },
-        );
+        throw corrupt(`Found the journal ${journalPath} but not the state file ${path} it belongs to.`);
       }
       return new StateFile(
         path,
         SandboxStore.fromSeed(options.seed, options.now),
         false,
         fingerprint,
-        compactAfterBytes,
+        options,
       );
     }
     const snapshot = parseSnapshot(path, snapshotText);
     if (options.seedIsExplicit && snapshot.seed_fingerprint !== fingerprint) {
-      throw new StateFileError(
-        `The state file ${path} was made from a different seed than the one given with --seed.`,
+      throw new SandboxError(
+        'state_seed_mismatch',
+        `The state file ${path} was made from a different seed than the one given.`,
         {
-          hint: 'Start without --seed to use the organisations kept in the state file, or use another --state file for this seed.',
+          hint: 'Start without a seed to use the organisations kept in the state file, or use another state file for this seed.',
+          file: path,
         },
       );
     }
     const records =
       journalText === undefined ? [] : parseJournal(journalPath, journalText, snapshot.seq, options.warn);
     const store = restoreStore(snapshot, records, path, journalPath);
-    return new StateFile(path, store, true, snapshot.seed_fingerprint, compactAfterBytes);
+    return new StateFile(path, store, true, snapshot.seed_fingerprint, options);
   }
 
   /** Folds everything into a fresh snapshot, empties the journal and journals every later change. */
   async #startJournal(): Promise<void> {
-    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint));
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem.syncFolder);
     this.#journal = await open(this.journalPath, 'a', 0o600);
     await this.#journal.truncate(0);
     this.store.onChange = (change) => this.#append(journalLine(change));
@@ -296,7 +305,9 @@ export class StateFile {
   #append(line: string): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closing)
-      return Promise.reject(new StateFileError('The sandbox is stopping; the change was not saved.'));
+      return Promise.reject(
+        new SandboxError('state_io', 'The sandbox is stopping; the change was not saved.'),
+      );
     this.#queue.push(line);
     const written = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
     // Wait for the end of this event-loop turn, so every change made in it goes out in one write.
@@ -322,7 +333,8 @@ export class StateFile {
           }
           for (const waiter of waiters) waiter.resolve();
         } catch (error) {
-          this.#failure = new StateFileError(
+          this.#failure = new SandboxError(
+            'state_io',
             `Cannot write the state file ${this.path}: ${(error as Error).message}.`,
             { cause: error },
           );
@@ -357,13 +369,13 @@ export class StateFile {
   }
 
   async #compact(): Promise<void> {
-    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint));
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem.syncFolder);
     await (this.#journal as FileHandle).truncate(0);
     this.#journalBytes = 0;
   }
 
   /** The write error that stopped saving, if any. */
-  get failure(): StateFileError | undefined {
+  get failure(): SandboxError | undefined {
     return this.#failure;
   }
 
@@ -379,7 +391,7 @@ export class StateFile {
         await rm(this.journalPath, { force: true });
       } finally {
         await this.#journal?.close().catch(() => {});
-        await releaseStateLock(this.lockPath);
+        await this.#fileSystem.releaseLock(this.lockPath);
       }
     })();
     return this.#closing;

@@ -1,0 +1,23 @@
+// One sandbox per state file: two writers would interleave their journals.
+import { SandboxError } from '../sandbox-error.js';
+import type { StateFileSystem } from './file-system.js';
+
+export function acquireStateLock(files: StateFileSystem, lockPath: string, statePath: string): Promise<void> {
+  return files.acquireLock(lockPath, {
+    busy: (owner) =>
+      new SandboxError(
+        'state_in_use',
+        `The state file ${statePath} is in use by another sandbox (process ${owner}).`,
+        {
+          hint: `Stop that sandbox or use another state file. If no sandbox is running, remove ${lockPath}.`,
+          file: lockPath,
+        },
+      ),
+    failed: (error) =>
+      new SandboxError(
+        'state_lock_failed',
+        `Cannot create ${lockPath} beside the state file: ${(error as Error).message}.`,
+        { hint: 'Check that the folder of the state file exists and is writable.', cause: error },
+      ),
+  });
+}
