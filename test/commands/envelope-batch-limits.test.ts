@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RateLimitHeaderStyle } from '../../src/sandbox/rate-limit.js';
+import type { RateLimitHeaderStyle } from '../../src/sandbox/faults/rate-limit.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
 import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';

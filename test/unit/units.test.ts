@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { options as batchOptions } from '../../src/commands/envelope/batch.js';
 import { ProjectFile } from '../../src/project/project-file.js';
-import { parseRateLimit } from '../../src/sandbox/rate-limit.js';
+import { parseRateLimit } from '../../src/sandbox/faults/rate-limit.js';
 import { parseDuration, parseRate, readRate } from '../../src/text/units.js';
 
 const UNIT_MS = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 } as const;

@@ -6,7 +6,7 @@
 // every token. Each token counts its own create requests in the current window; past n they get 429.
 import type { OutgoingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
-import { RATE_OR_COUNT_EXPECTED, readRate } from '../text/units.js';
+import { RATE_OR_COUNT_EXPECTED, readRate } from '../../text/units.js';
 
 export const RATE_LIMIT_HEADER_STYLES = ['x-ratelimit', 'ietf', 'structured', 'none'] as const;
 export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
