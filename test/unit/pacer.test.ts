@@ -38,6 +38,23 @@ function paused(ms: number) {
   return made;
 }
 
+/** How many timers the process holds. */
+const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+describe('Pacer timers', () => {
+  it('holds no timer once nobody waits (a timer armed for nothing would keep the process alive)', async () => {
+    const { pacer } = pacerOf(new RateLimiter(Date.now(), { concurrency: 4 }));
+    const before = timers();
+    const sent = pacer.turn() as number; // the first round is one request: the next waits for its answer
+    const waiting = pacer.turn(Date.now() + 60_000);
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(timers()).toBe(before + 1); // the waiter's deadline
+    pacer.answered(Date.now(), 200, {}, sent);
+    expect(typeof (await waiting)).toBe('number');
+    expect(timers()).toBe(before);
+  });
+});
+
 describe('Pacer deadlines', () => {
   it('a turn that can go now goes at once (no promise), whatever its deadline', () => {
     const { pacer } = pacerOf();

@@ -149,7 +149,8 @@ export class Pacer {
 
   /** One timer, for `at` (infinity: none, an answer decides), never longer than Node allows. */
   #arm(at: number, now: number): void {
-    const fireAt = Math.min(at, now + MAX_TIMER_MS);
+    // Infinity stays infinity: capping it first would arm a 24.8-day timer that keeps the process alive.
+    const fireAt = at === Number.POSITIVE_INFINITY ? at : Math.min(at, now + MAX_TIMER_MS);
     if (fireAt === this.#timerAt) return;
     clearTimeout(this.#timer);
     this.#timer = undefined;
