@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { ulid } from '../api/schemas.js';
 import { InputError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
-import { parseJsonText } from '../io/json.js';
+import { parseJsonText } from '../text/json.js';
 import { describeIssuesIn } from './issues.js';
 import { defaultToken, hashToken } from './tokens.js';
 

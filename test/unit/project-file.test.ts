@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { loadProjectFile, locate, parseProjectFile } from '../../src/project/project-file.js';
+import { loadProjectFile, parseProjectFile } from '../../src/project/project-file.js';
 import {
   resolveRecordTemplate,
   resolveTemplate,
   templateNamesFor,
   UNRESOLVED_TEMPLATE_ID,
 } from '../../src/project/templates.js';
+import { locate } from '../../src/text/json.js';
 
 const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const NDA = '01JD7X5B3M9T8W2HQ4K6N0PRSA';
