@@ -4,7 +4,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ulid } from '../api/schemas.js';
 import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { type Problems, parseExpiresInDays, parseSetFlags, readMergeDataFiles } from '../envelope/request.js';
@@ -55,16 +54,12 @@ export async function readDefaults(
   const expires =
     parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
     settings.project?.content.defaults?.expires_in_days;
-  const templates = templateNamesFor(settings.project, settings.profile.value);
+  const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
   let templateId: string | undefined;
   if (flags.template !== undefined) {
     const resolved = resolveTemplate(flags.template, templates, '--template');
     if ('problem' in resolved) problems.push(resolved.problem);
-    else {
-      const template = ulid().safeParse(resolved.id);
-      if (template.success) templateId = resolved.id.toUpperCase();
-      else problems.push(`--template: ${template.error.issues[0]?.message}.`);
-    }
+    else templateId = resolved.id;
   }
   if (problems.length > 0) {
     throw new UsageError(

@@ -7,7 +7,15 @@
 // also finds the position of a key, so a message can point at the offending key of a file. It
 // replaces two hand-written scanners; it reads JSONC, but with comments and trailing commas
 // reported as errors, and JSON.parse having the last word, the format stays JSON.
-import { findNodeAtLocation, type Node, parseTree, printParseErrorCode, visit } from 'jsonc-parser';
+// The ESM build by its path: the package's `main` is a UMD build whose require() calls esbuild
+// cannot follow.
+import {
+  findNodeAtLocation,
+  type Node,
+  parseTree,
+  printParseErrorCode,
+  visit,
+} from 'jsonc-parser/lib/esm/main.js';
 
 export interface JsonSyntaxProblem {
   line: number;
