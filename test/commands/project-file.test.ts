@@ -197,6 +197,29 @@ describe('the project file in envelope create', () => {
   });
 });
 
+describe('the project file is JSON, not JSONC', () => {
+  it('a comment or a trailing comma is named as such, at its line and column (exit 2)', async () => {
+    for (const [text, at, reason] of [
+      ['{\n  // hiring\n  "templates": {}\n}\n', '2:3', 'comments are not allowed in JSON'],
+      ['{\n  "templates": {"nda": "01JD7X5B3M9T8W2HQ4K6N0PRSA",},\n}\n', '2:53', "trailing comma before '}'"],
+    ] as const) {
+      const { nested, file } = repository(text);
+      const result = await runCli(['status'], { cwd: nested });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `error: ${file}:${at}: the project file is not valid JSON: ${reason}.\n`,
+      );
+    }
+  });
+
+  it('a byte-order mark is fine, and positions count after it', async () => {
+    const { nested, file } = repository('\ufeff{"templates": {"nda": 42}}');
+    const result = await runCli(['status'], { cwd: nested });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: ${file}:1:16: 'templates.nda' must be a string.\n`);
+  });
+});
+
 describe('esign status and esign templates', () => {
   it('status shows the project file and what it set', async () => {
     const { nested, file } = repository(PROJECT);
