@@ -122,12 +122,5 @@ export function hotParser<T>(
   };
 }
 
-/** Formats zod issues as `path: message` lines. */
-export function describeIssues(
-  issues: readonly { path: readonly PropertyKey[]; message: string }[],
-): string[] {
-  return issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
-    return path ? `${path}: ${issue.message}` : issue.message;
-  });
-}
+/** zod issues as `path: message` lines: the one wording, in src/text/issues.ts. */
+export { describeIssues } from '../text/issues.js';

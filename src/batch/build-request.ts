@@ -62,22 +62,8 @@ export function buildBatchRequest(
       problems.push(`unknown key '${key}' (allowed: template_id, merge_data, signatory, expires_in_days)`);
     }
   }
-  let mergeData: Record<string, string> = {};
-  if (record.merge_data !== undefined) {
-    if (isObject(record.merge_data)) mergeData = toMergeData(record.merge_data, 'merge_data', problems);
-    else problems.push('merge_data must be a JSON object');
-  }
-  let expires: number | undefined = defaults.expires_in_days;
-  const ownExpires = record.expires_in_days;
-  if (typeof ownExpires === 'string') {
-    expires =
-      parseExpiresInDays(ownExpires, NAMES[format].expires_in_days ?? 'expires_in_days', problems) ?? expires;
-  } else if (ownExpires !== undefined) {
-    if (typeof ownExpires === 'number' && Number.isInteger(ownExpires) && ownExpires >= 1)
-      expires = ownExpires;
-    else
-      problems.push(`expires_in_days: ${JSON.stringify(ownExpires)} is not a positive whole number of days`);
-  }
+  const mergeData = recordMergeData(record.merge_data, problems);
+  const expires = recordExpiry(record.expires_in_days, defaults.expires_in_days, format, problems);
   const ownTemplate =
     record.template_id === undefined || record.template_id === null
       ? record.template_id
@@ -105,6 +91,29 @@ export function buildBatchRequest(
   }
   if (problems.length > before || !request) return undefined;
   return normalizeRequest(request);
+}
+
+function recordMergeData(value: unknown, problems: Problems): Record<string, string> {
+  if (value === undefined) return {};
+  if (isObject(value)) return toMergeData(value, 'merge_data', problems);
+  problems.push('merge_data must be a JSON object');
+  return {};
+}
+
+/** The record's own expires_in_days (text from a CSV cell, or a JSON number) over the default. */
+function recordExpiry(
+  own: unknown,
+  fallback: number | undefined,
+  format: InputFormat,
+  problems: Problems,
+): number | undefined {
+  if (own === undefined) return fallback;
+  if (typeof own === 'string') {
+    return parseExpiresInDays(own, NAMES[format].expires_in_days ?? 'expires_in_days', problems) ?? fallback;
+  }
+  if (typeof own === 'number' && Number.isInteger(own) && own >= 1) return own;
+  problems.push(`expires_in_days: ${JSON.stringify(own)} is not a positive whole number of days`);
+  return fallback;
 }
 
 /**

@@ -14,9 +14,13 @@
 //   {"line":12,"fingerprint":"…","offset":345}                          an intent of the earlier format
 import * as z from 'zod/mini';
 import { hotParser } from '../api/schemas.js';
+import { describeIssue, issuePath } from '../text/issues.js';
+import { readJson } from '../text/json.js';
 
-const lineNumber = () => z.int().check(z.positive());
-const byteOffset = () => z.int().check(z.nonnegative());
+const lineNumber = () =>
+  z.int({ error: 'must be a whole number' }).check(z.positive('must be a whole number of at least 1'));
+const byteOffset = () =>
+  z.int({ error: 'must be a whole number' }).check(z.nonnegative('must be a whole number of at least 0'));
 
 /** The error of a failed (or unknown) record, as `--json` prints errors. */
 export const ResultError = z.looseObject({
@@ -111,29 +115,12 @@ export function formatSentNote(note: JournalSentNote): string {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string; invalidJson: boolean };
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-/** The first issue zod found, as "key: what is wrong". */
-function describeIssue(error: z.core.$ZodError): string {
+/** The first issue zod found, as `"key" what is wrong`. */
+function describeFirstIssue(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'it does not match';
-  const key = issue.path.map(String).join('.');
-  const what =
-    issue.code === 'invalid_type'
-      ? `must be ${issue.expected === 'int' || issue.expected === 'number' ? 'a whole number' : `a ${issue.expected}`}`
-      : issue.code === 'too_small'
-        ? `must be a whole number of at least ${issue.inclusive ? issue.minimum : Number(issue.minimum) + 1}`
-        : issue.code === 'invalid_union'
-          ? 'must be true or false'
-          : issue.code === 'invalid_value'
-            ? `must be ${issue.values.map((value) => JSON.stringify(value)).join(' or ')}`
-            : issue.message;
+  const key = issuePath(issue);
+  const what = describeIssue(issue);
   return key ? `"${key}" ${what}` : what;
 }
 
@@ -150,12 +137,12 @@ function check<T>(parse: (value: unknown) => z.core.util.SafeParseResult<T>, val
   const parsed = parse(value);
   return parsed.success
     ? { ok: true, value: parsed.data }
-    : { ok: false, problem: describeIssue(parsed.error), invalidJson: false };
+    : { ok: false, problem: describeFirstIssue(parsed.error), invalidJson: false };
 }
 
 /** One line of a results file. */
 export function parseResult(text: string): Parsed<ResultLine> {
-  const json = parseJson(text);
+  const json = readJson(text);
   if (!json.ok) return { ok: false, problem: 'invalid JSON', invalidJson: true };
   if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {
     return { ok: false, problem: 'not a JSON object', invalidJson: false };
@@ -165,7 +152,7 @@ export function parseResult(text: string): Parsed<ResultLine> {
 
 /** One line of a journal: its kind is told by its keys (`boot`, `sent`, `line` with or without `reserved`). */
 export function parseJournalEntry(text: string): Parsed<JournalEntry> {
-  const json = parseJson(text);
+  const json = readJson(text);
   if (!json.ok) return { ok: false, problem: 'invalid JSON', invalidJson: true };
   const value = json.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -4,7 +4,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ulid } from '../api/schemas.js';
+import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { type Problems, parseExpiresInDays, parseSetFlags, readMergeDataFiles } from '../envelope/request.js';
@@ -12,7 +12,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
 import { resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
-import type { PreviousResults } from './previous-results.js';
+import type { PreviousRecord, PreviousResults } from './previous-results.js';
 import { type RawItem, readCsv, readJsonl } from './readers.js';
 import type { SpoolWriter } from './spool.js';
 
@@ -55,16 +55,12 @@ export async function readDefaults(
   const expires =
     parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
     settings.project?.content.defaults?.expires_in_days;
-  const templates = templateNamesFor(settings.project, settings.profile.value);
+  const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
   let templateId: string | undefined;
   if (flags.template !== undefined) {
     const resolved = resolveTemplate(flags.template, templates, '--template');
     if ('problem' in resolved) problems.push(resolved.problem);
-    else {
-      const template = ulid().safeParse(resolved.id);
-      if (template.success) templateId = resolved.id.toUpperCase();
-      else problems.push(`--template: ${template.error.issues[0]?.message}.`);
-    }
+    else templateId = resolved.id;
   }
   if (problems.length > 0) {
     throw new UsageError(
@@ -242,20 +238,33 @@ export async function prepare(
         `this record changed since the results were written (there it was ${before.state === 'created' ? 'created' : 'sent with an unknown outcome'}); resuming could send someone a second envelope`,
       );
     }
+    noteDuplicates(item.line, request, print, before);
+    if (prepared.problemCount > 0) return; // nothing will be sent: no need to spool
+    place(item.line, print, body, before);
+  };
+  /** Warns of a record the same as an earlier line's, or as one the earlier run created. */
+  const noteDuplicates = (
+    line: number,
+    request: CreateEnvelopeRequest,
+    print: string,
+    before?: PreviousRecord,
+  ) => {
     const key = duplicateKey(request);
     const first = seen.get(key);
-    if (first === undefined) seen.set(key, item.line);
-    else duplicate(`line ${item.line}: same template, signatory email and merge data as line ${first}`);
+    if (first === undefined) seen.set(key, line);
+    else duplicate(`line ${line}: same template, signatory email and merge data as line ${first}`);
     const createdAt = created.get(print);
-    if (createdAt !== undefined && createdAt !== item.line && before?.state !== 'created') {
-      duplicate(`line ${item.line}: identical to the record created at line ${createdAt} by the earlier run`);
+    if (createdAt !== undefined && createdAt !== line && before?.state !== 'created') {
+      duplicate(`line ${line}: identical to the record created at line ${createdAt} by the earlier run`);
     }
-    if (prepared.problemCount > 0) return; // nothing will be sent: no need to spool
+  };
+  /** A valid record: skipped (created before), held back (unknown before), or spooled to be sent. */
+  const place = (line: number, print: string, body: string, before?: PreviousRecord) => {
     if (before?.state === 'created') prepared.skipped++;
     else if (before?.state === 'unknown' && !retryUnknown) prepared.unknown++;
     else {
       prepared.toSend++;
-      spool?.add(item.line, print, body);
+      spool?.add(line, print, body);
     }
   };
   for await (const group of records) {

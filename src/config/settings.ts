@@ -38,6 +38,8 @@ export interface Settings {
   configPath: string;
   /** The project file (.esign.json) in force, if one was found. */
   project: LoadedProject | undefined;
+  /** The folder the project file was looked for from (and its parents); undefined when not looked for. */
+  projectSearchedFrom: string | undefined;
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -200,6 +202,7 @@ export function resolveSettings(
     configDir: dir,
     configPath: configFilePath(dir),
     project,
+    projectSearchedFrom: ctx.cwd,
   };
 }
 

@@ -1,13 +1,18 @@
-// The config file: profiles by name, each with an optional base URL and token. Reads go straight to
-// the file (a hot path: every `envelope create` reads it, and conf costs ~25 ms to load); writes go
-// through conf, which writes atomically with mode 0600, under a lock beside the file so that
-// concurrent writers (two `login`s at once) never lose each other's profiles. A file that cannot be
+// The config file: profiles by name, each with an optional base URL and token. conf is its store
+// of record: every change is read and written through conf (which writes atomically, mode 0600),
+// under esign's own lock beside the file, so that concurrent writers (two `login`s at once) never
+// lose each other's profiles. conf reads the file through parseConfigText, the one decoder of its
+// text (a byte-order mark, JSON with line and column, the schema with the key's position).
+// Commands that only read the config (every `envelope create`) call readConfigFile, which reads the
+// same file through the same decoder without loading conf: conf brings ajv with it and costs ~25 ms
+// to load on an idle machine, more than the rest of a create's start-up. A file that cannot be
 // read as esign's config is reported with its path and never replaced.
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { ConfigFileError } from '../errors.js';
-import { describeJsonSyntaxError } from '../io/json.js';
 import { acquireLock, releaseLock } from '../io/lock.js';
+import { describeIssue, issuePath } from '../text/issues.js';
+import { locate, readJson } from '../text/json.js';
 import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
 
 export const Profile = z.looseObject({
@@ -21,6 +26,41 @@ export const ConfigFile = z.looseObject({
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
+const FIX_HINT = 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.';
+
+/**
+ * The text of the config file at `path` as esign's config. An empty or whitespace-only file is an
+ * empty config; a byte-order mark (PowerShell 5 writes one) is fine. A problem names the file, a
+ * line and a column, and says what to do.
+ */
+export function parseConfigText(text: string, path: string): ConfigFile {
+  if (text.trim() === '') return {}; // trim() removes a byte-order mark too
+  const read = readJson(text);
+  if (!read.ok) {
+    throw new ConfigFileError(
+      `${path}:${read.at.line}:${read.at.column}: the config file is not valid JSON: ${read.at.reason}.`,
+      { hint: FIX_HINT },
+    );
+  }
+  const parsed = ConfigFile.safeParse(read.value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+  const at = locate(text, issue.path.map(String));
+  const where = issue.path.length > 0 ? `'${issuePath(issue)}'` : 'the top level';
+  throw new ConfigFileError(
+    `${path}:${at.line}:${at.column}: the config file is not an esign config: ${where} ${describeIssue(issue, read.value)}.`,
+    { hint: FIX_HINT },
+  );
+}
+
+function cannotRead(path: string, error: unknown): ConfigFileError {
+  return new ConfigFileError(`Cannot read the config file ${path}: ${(error as Error).message}`, {
+    hint: 'Check the permissions of the file and its folder.',
+    cause: error,
+  });
+}
+
+/** The config in `dir`, for commands that only read it; an absent file is an empty config. */
 export function readConfigFile(dir: string): ConfigFile {
   const path = configFilePath(dir);
   let text: string;
@@ -28,45 +68,19 @@ export function readConfigFile(dir: string): ConfigFile {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigFileError(`Cannot read the config file ${path}: ${(error as Error).message}`, {
-      hint: 'Check the permissions of the file and its folder.',
-      cause: error,
-    });
+    throw cannotRead(path, error);
   }
-  if (text.trim() === '') return {};
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigFileError(
-      `The config file ${path} is not valid JSON: ${describeJsonSyntaxError(error, text)}.`,
-      {
-        hint: 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.',
-        cause: error,
-      },
-    );
-  }
-  const parsed = ConfigFile.safeParse(data);
-  if (!parsed.success) {
-    const where = parsed.error.issues[0]?.path.map(String).join('.') || '(top level)';
-    throw new ConfigFileError(
-      `The config file ${path} is not an esign config: unexpected value at ${where}.`,
-      {
-        hint: 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.',
-      },
-    );
-  }
-  return parsed.data;
+  return parseConfigText(text, path);
 }
 
 /** How long a write waits for another esign process that is writing the config. */
 export const CONFIG_LOCK_WAIT_MS = 10_000;
 
 /**
- * Reads the config (refusing a broken file), applies `change` and writes it back through conf, all
- * under the lock `config.json.lock` beside the file: a concurrent writer is waited for (up to
- * CONFIG_LOCK_WAIT_MS), never overwritten. A folder that does not exist is created 0700; an
- * existing one keeps its mode (a shared 1777 folder keeps its sticky bit).
+ * Reads the config through conf (refusing a broken file), applies `change` and writes it back
+ * through conf, all under the lock `config.json.lock` beside the file: a concurrent writer is
+ * waited for (up to CONFIG_LOCK_WAIT_MS), never overwritten. A folder that does not exist is
+ * created 0700; an existing one keeps its mode (a shared 1777 folder keeps its sticky bit).
  */
 export async function updateConfigFile(
   dir: string,
@@ -103,9 +117,23 @@ export async function updateConfigFile(
     { waitMs: CONFIG_LOCK_WAIT_MS },
   );
   try {
-    const config = readConfigFile(dir);
+    const store = openStore(Conf, dir, path);
+    const config = store.store;
     change(config);
-    const store = new Conf<ConfigFile>({
+    store.store = config;
+    chmodSync(store.path, 0o600);
+    return config;
+  } finally {
+    await releaseLock(lockPath);
+  }
+}
+
+type ConfClass = typeof import('conf').default;
+
+/** conf over `dir`/config.json, reading through parseConfigText; a read error is a ConfigFileError. */
+function openStore(Conf: ConfClass, dir: string, path: string) {
+  try {
+    return new Conf<ConfigFile>({
       projectName: 'esign',
       projectSuffix: '',
       cwd: dir,
@@ -113,14 +141,11 @@ export async function updateConfigFile(
       configFileMode: 0o600,
       clearInvalidConfig: false,
       accessPropertiesByDotNotation: false,
-      // An empty or whitespace-only file is an empty config, as readConfigFile says.
-      deserialize: (text: string) => (text.trim() === '' ? {} : JSON.parse(text)),
+      deserialize: (text: string) => parseConfigText(text, path),
     });
-    store.store = config;
-    chmodSync(store.path, 0o600);
-    return config;
-  } finally {
-    await releaseLock(lockPath);
+  } catch (error) {
+    if (error instanceof ConfigFileError) throw error;
+    throw cannotRead(path, error);
   }
 }
 

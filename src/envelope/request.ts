@@ -2,12 +2,13 @@
 // every problem collected (not just the first), each naming where it came from.
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CreateEnvelopeRequest, describeIssues, hotParser } from '../api/schemas.js';
+import { CreateEnvelopeRequest, hotParser } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
 import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
-import { parseJsonText } from '../io/json.js';
+import { describeIssue, issuePath } from '../text/issues.js';
+import { parseJsonText } from '../text/json.js';
 
 /** Collected input problems, each a full sentence naming its source. */
 export type Problems = string[];
@@ -195,12 +196,9 @@ export function validateRequest(
   const parsed = parseRequest(body, { reportInput: true });
   if (parsed.success) return withProtoField(body, parsed.data, problems, prefix);
   for (const issue of parsed.error.issues) {
-    const path = issue.path.map(String).join('.');
-    const isMissing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+    const path = issuePath(issue);
     const name = names[path] ?? (path.startsWith('merge_data.') ? `merge field '${path.slice(11)}'` : path);
-    problems.push(
-      `${prefix}${name}: ${isMissing ? 'is required' : describeIssues([{ ...issue, path: [] }])[0]}.`,
-    );
+    problems.push(`${prefix}${name}: ${describeIssue(issue)}.`);
   }
   return undefined;
 }

@@ -29,27 +29,35 @@ export function invalidUtf8At(bytes: Uint8Array): number {
       i++;
       continue;
     }
-    let need: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) low = 0xa0; // overlong
-      if (b === 0xed) high = 0x9f; // surrogates
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) low = 0x90; // overlong
-      if (b === 0xf4) high = 0x8f; // above U+10FFFF
-    } else return i;
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined) return i; // cut short at the end
-      if (k === 1 ? c < low || c > high : c < 0x80 || c > 0xbf) return i;
-    }
-    i += need + 1;
+    const sequence = sequenceAfter(b);
+    if (!sequence || !continues(bytes, i, sequence)) return i;
+    i += sequence[0] + 1;
   }
   return -1;
+}
+
+/** How many continuation bytes follow the lead byte `b`, and the range of the first; undefined when `b` cannot lead. */
+function sequenceAfter(b: number): readonly [need: number, low: number, high: number] | undefined {
+  if (b >= 0xc2 && b <= 0xdf) return [1, 0x80, 0xbf];
+  // 0xE0 with a low second byte is overlong; 0xED with a high one a surrogate.
+  if (b >= 0xe0 && b <= 0xef) return [2, b === 0xe0 ? 0xa0 : 0x80, b === 0xed ? 0x9f : 0xbf];
+  // 0xF0 with a low second byte is overlong; 0xF4 with a high one above U+10FFFF.
+  if (b >= 0xf0 && b <= 0xf4) return [3, b === 0xf0 ? 0x90 : 0x80, b === 0xf4 ? 0x8f : 0xbf];
+  return undefined;
+}
+
+/** Whether the continuation bytes after the lead byte at `i` are all there and in range. */
+function continues(
+  bytes: Uint8Array,
+  i: number,
+  [need, low, high]: readonly [number, number, number],
+): boolean {
+  for (let k = 1; k <= need; k++) {
+    const c = bytes[i + k];
+    if (c === undefined) return false; // cut short at the end
+    if (k === 1 ? c < low || c > high : c < 0x80 || c > 0xbf) return false;
+  }
+  return true;
 }
 
 /** Line breaks (LF, or CR in a file without LF) in `bytes` before `end`. */

@@ -6,8 +6,9 @@ import { dirname, join } from 'node:path';
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
-import { findJsonSyntaxProblem, lineAndColumn } from '../io/json.js';
 import { didYouMean } from '../io/suggest.js';
+import { describeIssue } from '../text/issues.js';
+import { locate, readJson } from '../text/json.js';
 import { RATE_EXPECTED, readRate } from '../text/units.js';
 
 export const PROJECT_FILE_NAME = '.esign.json';
@@ -48,9 +49,15 @@ export const ProjectFile = z.strictObject({
   /** Defaults below the flags. */
   defaults: z.optional(
     z.strictObject({
-      expires_in_days: z.optional(z.int().check(z.gte(1, 'must be a whole number of days, at least 1'))),
+      expires_in_days: z.optional(
+        z
+          .int({ error: 'must be a whole number' })
+          .check(z.gte(1, 'must be a whole number of days, at least 1')),
+      ),
       concurrency: z.optional(
-        z.int().check(z.gte(1, 'must be from 1 to 64'), z.lte(64, 'must be from 1 to 64')),
+        z
+          .int({ error: 'must be a whole number' })
+          .check(z.gte(1, 'must be from 1 to 64'), z.lte(64, 'must be from 1 to 64')),
       ),
       // The form here, as --rate reads it (src/text/units.ts); a count the batch cannot pace at
       // (0/s) is refused where the batch reads it.
@@ -94,20 +101,14 @@ const HINT = 'See "The project file (.esign.json)" in the README for its keys.';
 
 /** Parses the text of a project file; every problem names the file, a line and a column. */
 export function parseProjectFile(text: string, path: string): ProjectFile {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  let data: unknown;
-  try {
-    data = JSON.parse(body);
-  } catch (error) {
-    const problem = findJsonSyntaxProblem(text);
+  const read = readJson(text);
+  if (!read.ok) {
     throw new UsageError(
-      problem
-        ? `${path}:${problem.line}:${problem.column}: the project file is not valid JSON: ${problem.reason}.`
-        : `${path}: the project file is not valid JSON: ${(error as Error).message}.`,
+      `${path}:${read.at.line}:${read.at.column}: the project file is not valid JSON: ${read.at.reason}.`,
       { hint: HINT },
     );
   }
-  const secret = findTokenKey(data, []);
+  const secret = findTokenKey(read.value, []);
   if (secret) {
     const at = locate(text, secret);
     throw new UsageError(
@@ -117,28 +118,23 @@ export function parseProjectFile(text: string, path: string): ProjectFile {
       },
     );
   }
-  const parsed = ProjectFile.safeParse(data);
+  const parsed = ProjectFile.safeParse(read.value);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const keyPath = [...issue.path.map(String), ...unknownKeys.slice(0, 1)];
-    const at = locate(text, keyPath);
-    const where = keyPath.length > 0 ? `'${keyPath.join('.')}'` : 'the top level';
-    if (unknownKeys.length > 0) {
-      const known = knownKeysAt(issue.path.map(String));
-      return `${path}:${at.line}:${at.column}: unknown key ${where}.${didYouMean(unknownKeys[0] as string, known)} Known keys here: ${known.join(', ')}.`;
-    }
-    const message =
-      issue.code === 'invalid_type' ? `must be ${describeExpected(issue.expected)}` : issue.message;
-    return `${path}:${at.line}:${at.column}: ${where} ${message}.`;
-  });
+  const problems = parsed.error.issues.map((issue) => describeProjectIssue(issue, text, path, read.value));
   throw new UsageError(problems[0] as string, { details: problems.slice(1), hint: HINT });
 }
 
-function describeExpected(expected: string): string {
-  if (expected === 'record' || expected === 'object') return 'a JSON object';
-  if (expected === 'int' || expected === 'number') return 'a whole number';
-  return `a ${expected}`;
+/** `path:line:column: 'key' what is wrong`, an unknown key with the keys there are. */
+function describeProjectIssue(issue: z.core.$ZodIssue, text: string, path: string, root: unknown): string {
+  const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+  const keyPath = [...issue.path.map(String), ...unknownKeys.slice(0, 1)];
+  const at = locate(text, keyPath);
+  const where = keyPath.length > 0 ? `'${keyPath.join('.')}'` : 'the top level';
+  if (unknownKeys.length > 0) {
+    const known = knownKeysAt(issue.path.map(String));
+    return `${path}:${at.line}:${at.column}: unknown key ${where}.${didYouMean(unknownKeys[0] as string, known)} Known keys here: ${known.join(', ')}.`;
+  }
+  return `${path}:${at.line}:${at.column}: ${where} ${describeIssue(issue, root)}.`;
 }
 
 function knownKeysAt(path: string[]): string[] {
@@ -169,92 +165,4 @@ function findTokenKey(value: unknown, path: string[]): string[] | undefined {
     if (found) return found;
   }
   return undefined;
-}
-
-/**
- * Line and column of the key at `path` in valid JSON text (of its value for an array index), or
- * of the enclosing value when the key is absent: where a person should look.
- */
-export function locate(text: string, path: readonly string[]): { line: number; column: number } {
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const ws = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
-  };
-  const readString = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
-  };
-  const skipValue = (): void => {
-    ws();
-    const c = text[i];
-    if (c === '"') {
-      readString();
-      return;
-    }
-    if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']';
-      i++;
-      ws();
-      while (i < text.length && text[i] !== close) {
-        if (c === '{') {
-          readString();
-          ws();
-          i++; // ':'
-        }
-        skipValue();
-        ws();
-        if (text[i] === ',') i++;
-        ws();
-      }
-      i++;
-      return;
-    }
-    while (i < text.length && !',}] \t\n\r'.includes(text[i] as string)) i++;
-  };
-  ws();
-  let found = i;
-  for (const step of path) {
-    ws();
-    const c = text[i];
-    let located = false;
-    if (c === '{') {
-      i++;
-      ws();
-      while (i < text.length && text[i] !== '}') {
-        const keyAt = i;
-        const key = readString();
-        ws();
-        i++; // ':'
-        ws();
-        if (key === step) {
-          found = keyAt;
-          located = true;
-          break;
-        }
-        skipValue();
-        ws();
-        if (text[i] === ',') i++;
-        ws();
-      }
-    } else if (c === '[') {
-      i++;
-      for (let index = 0; ; index++) {
-        ws();
-        if (i >= text.length || text[i] === ']') break;
-        if (String(index) === step) {
-          found = i;
-          located = true;
-          break;
-        }
-        skipValue();
-        ws();
-        if (text[i] === ',') i++;
-      }
-    }
-    if (!located) break;
-  }
-  return lineAndColumn(text, found);
 }

@@ -1,8 +1,10 @@
-// Template names: `--template offer-letter` (create and batch) and a batch record's `template_id`
-// may name a template of the project file instead of giving its ULID.
+// Template values, decided once: `--template` (create and batch) and a batch record's
+// `template_id` give a template's id (a ULID) or a name from the project file. Every folder gets the
+// same messages: a value shaped like an id says what is wrong with it as an id, a name that is not
+// in force says so, with the names there are or with the folder no project file was found from.
 import { ULID_PATTERN } from '../api/schemas.js';
 import { didYouMean } from '../io/suggest.js';
-import type { LoadedProject } from './project-file.js';
+import { type LoadedProject, PROJECT_FILE_NAME } from './project-file.js';
 
 /** The template names in force for one profile, and where they come from. */
 export interface TemplateNames {
@@ -12,13 +14,22 @@ export interface TemplateNames {
   readonly origins: Readonly<Record<string, string>>;
   /** The project file's path, or undefined when there is none. */
   readonly file: string | undefined;
+  /** The folder the project file was looked for from (its parents too), when known. */
+  readonly searchedFrom?: string | undefined;
 }
 
 export const NO_TEMPLATE_NAMES: TemplateNames = { names: {}, origins: {}, file: undefined };
 
-/** The names in force for `profile`: `profiles.<profile>.templates` over the top-level `templates`. */
-export function templateNamesFor(project: LoadedProject | undefined, profile: string): TemplateNames {
-  if (!project) return NO_TEMPLATE_NAMES;
+/**
+ * The names in force for `profile`: `profiles.<profile>.templates` over the top-level `templates`.
+ * `searchedFrom` is the folder the project file was looked for from, for the message that none was found.
+ */
+export function templateNamesFor(
+  project: LoadedProject | undefined,
+  profile: string,
+  searchedFrom?: string,
+): TemplateNames {
+  if (!project) return { ...NO_TEMPLATE_NAMES, searchedFrom };
   const names: Record<string, string> = {};
   const origins: Record<string, string> = {};
   for (const [name, id] of Object.entries(project.content.templates ?? {})) {
@@ -30,28 +41,60 @@ export function templateNamesFor(project: LoadedProject | undefined, profile: st
     names[name] = id.toUpperCase();
     origins[name] = `profiles.${profile}.templates`;
   }
-  return { names, origins, file: project.path };
+  return { names, origins, file: project.path, searchedFrom };
 }
 
 export type TemplateResolution = { id: string } | { problem: string };
 
+const ULID_EXPECTED = 'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+
 /**
- * A template id or name → the id. A name in force gives its id; a ULID (or anything when no names
- * are in force) passes on to the request schema's check; an unknown name is a problem that lists
- * the names there are, with "did you mean".
- * `where` names the source: "--template", "template_id".
+ * A template id or name → the id (upper case), or the problem with it, which starts with `where`
+ * ("--template", "template_id"). A name in force wins; then a ULID; then a value shaped like an id
+ * (within three characters of 26, letters and digits with at least one digit) is told what is wrong
+ * with it as an id; anything else is a name that is not in force.
  */
 export function resolveTemplate(value: string, templates: TemplateNames, where: string): TemplateResolution {
-  const known = templates.names[value];
-  if (known !== undefined) return { id: known };
+  if (Object.hasOwn(templates.names, value)) return { id: templates.names[value] as string };
   if (ULID_PATTERN.test(value)) return { id: value.toUpperCase() };
+  const asId = value === '' ? `${ULID_EXPECTED}; it is empty` : describeNearUlid(value);
+  return { problem: `${where}: ${asId ?? describeUnknownName(value, templates)}.` };
+}
+
+const ID_SHAPED = /^(?=[^0-9]*[0-9])[0-9A-Za-z]{23,29}$/;
+const NOT_CROCKFORD = /[ILOU]/gi;
+const COUNTS = ['', 'one character', 'two characters', 'three characters'];
+
+/** What is wrong with a value shaped like a ULID, or undefined when it is not shaped like one. */
+export function describeNearUlid(value: string): string | undefined {
+  if (!ID_SHAPED.test(value)) return undefined;
+  const wrong: string[] = [];
+  const off = value.length - 26;
+  if (off < 0) wrong.push(`is ${COUNTS[-off]} short`);
+  if (off > 0) wrong.push(`is ${COUNTS[off]} too long`);
+  const letters = [...value.matchAll(NOT_CROCKFORD)].map(
+    (m) => `'${m[0]}' at character ${(m.index ?? 0) + 1}`,
+  );
+  if (letters.length > 0) {
+    wrong.push(
+      `has ${letters.slice(0, 3).join(', ')}${letters.length > 3 ? ', …' : ''} (I, L, O and U are not Crockford base-32)`,
+    );
+  }
+  // 26 base-32 characters hold 130 bits; a ULID has 128, so the first character is at most 7.
+  if (wrong.length === 0)
+    return `${ULID_EXPECTED}, and '${value}' is out of range: the largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ`;
+  return `${ULID_EXPECTED}; '${value}' ${wrong.join(' and ')}`;
+}
+
+function describeUnknownName(value: string, templates: TemplateNames): string {
   const names = Object.keys(templates.names).sort();
-  // With no names to choose from, or a value shaped like an id (26 characters), the request
-  // schema's ULID check says what is wrong.
-  if (names.length === 0 || value.length === 26) return { id: value };
-  return {
-    problem: `${where}: no template named '${value}'.${didYouMean(value, names)} Names in ${templates.file}: ${names.join(', ')}.`,
-  };
+  if (templates.file === undefined) {
+    const where =
+      templates.searchedFrom === undefined ? 'here' : `in ${templates.searchedFrom} or its parents`;
+    return `must be a ULID or a template name, and no template is named '${value}': no ${PROJECT_FILE_NAME} was found ${where} to name templates`;
+  }
+  if (names.length === 0) return `no template named '${value}': ${templates.file} names no templates`;
+  return `no template named '${value}'.${didYouMean(value, names)} Names in ${templates.file}: ${names.join(', ')}`;
 }
 
 /**

@@ -124,4 +124,68 @@ describe('the config file', () => {
       expect(configPermissionWarning(dir, 'win32')).toBeUndefined();
     },
   );
+
+  it('a config.json with a UTF-8 byte-order mark (PowerShell 5 writes one) is read by every command, and kept by login', async () => {
+    const dir = freshConfigDir();
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'config.json');
+    writeFileSync(
+      path,
+      '\ufeff{\r\n  "profiles": {"default": {"base_url": "https://esign.example.com/api/v1", "token": "tok_bom_0123456789"}}\r\n}\r\n',
+      { mode: 0o600 },
+    );
+    const list = await runCli(['config', 'list'], { configDir: dir });
+    expect(list.stderr).toBe('');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('base_url=https://esign.example.com/api/v1\n');
+    const status = await runCli(['status', '--json'], { configDir: dir });
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).base_url.value).toBe('https://esign.example.com/api/v1');
+    const login = await runCli(['login', '--with-token', '--profile', 'beta'], {
+      configDir: dir,
+      stdin: 'tok_beta_0123456789',
+    });
+    expect(login.code).toBe(0);
+    expect(readConfig(dir)).toEqual({
+      profiles: {
+        default: { base_url: 'https://esign.example.com/api/v1', token: 'tok_bom_0123456789' },
+        beta: { token: 'tok_beta_0123456789' },
+      },
+    });
+  });
+
+  it('a config.json with a syntax error names path:line:column and the reason, says what to do, and is never replaced', async () => {
+    const dir = freshConfigDir();
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'config.json');
+    const text = '{\n  "profiles": {\n    "default": {"token": "tok_x_0123456789",}\n  }\n}\n';
+    writeFileSync(path, text, { mode: 0o600 });
+    for (const argv of [['config', 'list'], ['status'], ['login', '--with-token']]) {
+      const result = await runCli(argv, { configDir: dir, stdin: 'tok_new_0123456789' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `error: ${path}:3:45: the config file is not valid JSON: trailing comma before '}'.\n`,
+      );
+      expect(result.stderr).toContain('Fix the file by hand, or move it away to start afresh.');
+      expect(result.stderr).not.toContain('tok_x_0123456789');
+    }
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
+  it('a config.json that is JSON but not an esign config points at the key', async () => {
+    const dir = freshConfigDir();
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'config.json');
+    writeFileSync(path, '{\n  "profiles": {\n    "default": {"token": 42}\n  }\n}\n', { mode: 0o600 });
+    for (const argv of [
+      ['config', 'list'],
+      ['login', '--with-token'],
+    ]) {
+      const result = await runCli(argv, { configDir: dir, stdin: 'tok_new_0123456789' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `error: ${path}:3:17: the config file is not an esign config: 'profiles.default.token' must be a string.\n`,
+      );
+    }
+  });
 });

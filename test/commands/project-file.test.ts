@@ -197,6 +197,29 @@ describe('the project file in envelope create', () => {
   });
 });
 
+describe('the project file is JSON, not JSONC', () => {
+  it('a comment or a trailing comma is named as such, at its line and column (exit 2)', async () => {
+    for (const [text, at, reason] of [
+      ['{\n  // hiring\n  "templates": {}\n}\n', '2:3', 'comments are not allowed in JSON'],
+      ['{\n  "templates": {"nda": "01JD7X5B3M9T8W2HQ4K6N0PRSA",},\n}\n', '2:53', "trailing comma before '}'"],
+    ] as const) {
+      const { nested, file } = repository(text);
+      const result = await runCli(['status'], { cwd: nested });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `error: ${file}:${at}: the project file is not valid JSON: ${reason}.\n`,
+      );
+    }
+  });
+
+  it('a byte-order mark is fine, and positions count after it', async () => {
+    const { nested, file } = repository('\ufeff{"templates": {"nda": 42}}');
+    const result = await runCli(['status'], { cwd: nested });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: ${file}:1:16: 'templates.nda' must be a string.\n`);
+  });
+});
+
 describe('esign status and esign templates', () => {
   it('status shows the project file and what it set', async () => {
     const { nested, file } = repository(PROJECT);
@@ -233,5 +256,114 @@ describe('esign status and esign templates', () => {
     });
     const none = await runCli(['templates', '--json'], { cwd: mkdtempSync(join(tmpdir(), 'esign-none-')) });
     expect(JSON.parse(none.stdout)).toEqual({ project_file: null, profile: 'default', templates: {} });
+  });
+});
+
+describe('template values: the same messages in every folder, nothing sent', () => {
+  const ULID_EXPECTED = 'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+  /** The folders a value is tried from: inside a repository with names, and a folder with no project file. */
+  function folders() {
+    const { nested, file } = repository(PROJECT);
+    const outside = mkdtempSync(join(tmpdir(), 'esign-ci-step-'));
+    return { inside: nested, file, outside, configDir: configWith(['sandbox', 'default']) };
+  }
+  function recordsFile(folder: string, record: Record<string, unknown>): string {
+    const file = join(folder, 'hires.jsonl');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ signatory: { name: 'Ada Lovelace', email: 'ada@example.com' }, ...record })}\n`,
+    );
+    return file;
+  }
+  const run = (argv: string[], cwd: string, configDir: string) =>
+    runCli(argv, { cwd, configDir, env: { ESIGN_TOKEN: TOKEN } });
+
+  it.each([
+    [OFFER.slice(0, 25), `'${OFFER.slice(0, 25)}' is one character short`],
+    [`${OFFER}7`, `'${OFFER}7' is one character too long`],
+    [
+      'U1JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+      "'U1JD7X4ZQ8G1N6RVS0Y2MBKT3E' has 'U' at character 1 (I, L, O and U are not Crockford base-32)",
+    ],
+    [
+      '01JD7X4ZQ8G1N6RVS0Y2MBKTIO',
+      "'01JD7X4ZQ8G1N6RVS0Y2MBKTIO' has 'I' at character 25, 'O' at character 26 (I, L, O and U are not Crockford base-32)",
+    ],
+  ])(
+    'a near-ULID %s says what is wrong with it as an id, inside a project and outside (create and batch)',
+    async (value, what) => {
+      const { inside, outside, configDir } = folders();
+      const message = `${ULID_EXPECTED}; ${what}.`;
+      for (const cwd of [inside, outside]) {
+        const create = await run([...createArgs(value), '--json'], cwd, configDir);
+        expect(create.code).toBe(2);
+        expect(JSON.parse(create.stderr).error.message).toBe(`--template: ${message}`);
+        const batch = await run(
+          ['envelope', 'batch', recordsFile(cwd, {}), '--template', value],
+          cwd,
+          configDir,
+        );
+        expect(batch.code).toBe(2);
+        expect(batch.stderr).toContain(`error: --template: ${message}\n`);
+        const record = await run(
+          ['envelope', 'batch', recordsFile(cwd, { template_id: value })],
+          cwd,
+          configDir,
+        );
+        expect(record.code).toBe(2);
+        expect(record.stderr).toContain(`line 1: template_id: ${message}\n`);
+        expect(record.stderr).toContain('nothing was sent');
+      }
+      expect(server.requests).toHaveLength(0);
+    },
+  );
+
+  it('a name outside a project says that no .esign.json was found in the folder or its parents (create and batch)', async () => {
+    const { outside, configDir } = folders();
+    const why = `no template is named 'offer-letter': no .esign.json was found in ${outside} or its parents to name templates.`;
+    const create = await run([...createArgs('offer-letter'), '--json'], outside, configDir);
+    expect(create.code).toBe(2);
+    expect(JSON.parse(create.stderr).error.message).toBe(
+      `--template: must be a ULID or a template name, and ${why}`,
+    );
+    const batch = await run(
+      ['envelope', 'batch', recordsFile(outside, {}), '--template', 'offer-letter'],
+      outside,
+      configDir,
+    );
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toContain(`error: --template: must be a ULID or a template name, and ${why}\n`);
+    const record = await run(
+      ['envelope', 'batch', recordsFile(outside, { template_id: 'offer-letter' })],
+      outside,
+      configDir,
+    );
+    expect(record.code).toBe(2);
+    expect(record.stderr).toContain(`line 1: template_id: must be a ULID or a template name, and ${why}\n`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a name not in force inside a project lists the names, in batch flags and records as in create', async () => {
+    const { inside, file, configDir } = folders();
+    const names = `Names in ${file}: nda, offer-letter.`;
+    const batch = await run(
+      ['envelope', 'batch', recordsFile(inside, {}), '--template', 'ofer-letter'],
+      inside,
+      configDir,
+    );
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toContain(
+      `error: --template: no template named 'ofer-letter'. Did you mean 'offer-letter'? ${names}\n`,
+    );
+    const record = await run(
+      ['envelope', 'batch', recordsFile(inside, { template_id: 'ndaa' })],
+      inside,
+      configDir,
+    );
+    expect(record.code).toBe(2);
+    expect(record.stderr).toContain(
+      `line 1: template_id: no template named 'ndaa'. Did you mean 'nda'? ${names}\n`,
+    );
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { loadProjectFile, locate, parseProjectFile } from '../../src/project/project-file.js';
+import { loadProjectFile, parseProjectFile } from '../../src/project/project-file.js';
 import {
+  describeNearUlid,
   resolveRecordTemplate,
   resolveTemplate,
   templateNamesFor,
   UNRESOLVED_TEMPLATE_ID,
 } from '../../src/project/templates.js';
+import { locate } from '../../src/text/json.js';
 
 const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const NDA = '01JD7X5B3M9T8W2HQ4K6N0PRSA';
@@ -142,9 +144,92 @@ describe('template names', () => {
     expect(problems).toEqual([
       "template_id: no template named 'ndaa'. Did you mean 'nda'? Names in /repo/.esign.json: nda, offer-letter.",
     ]);
-    // No names in force: the request schema's ULID check speaks, as before.
-    expect(resolveTemplate('offer-letter', templateNamesFor(undefined, 'default'), '--template')).toEqual({
-      id: 'offer-letter',
+    // No project file: the resolver itself says so (issue 20), naming the folder it looked from.
+    expect(
+      resolveTemplate('offer-letter', templateNamesFor(undefined, 'default', '/ci/step'), '--template'),
+    ).toEqual({
+      problem:
+        "--template: must be a ULID or a template name, and no template is named 'offer-letter': no .esign.json was found in /ci/step or its parents to name templates.",
     });
+  });
+});
+
+describe('describeNearUlid: a value shaped like an id is told what is wrong with it as an id', () => {
+  const repo = { path: '/repo/.esign.json', content: { templates: { nda: NDA } } };
+  const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  const ulidArb = fc
+    .tuple(
+      fc.constantFrom(...'01234567'),
+      fc.array(fc.constantFrom(...crockford), { minLength: 25, maxLength: 25 }),
+    )
+    .map(([first, rest]) => first + rest.join(''))
+    .filter((id) => /[0-9]/.test(id));
+
+  it('a ULID with one character dropped is one character short, with one added one too long', () => {
+    fc.assert(
+      fc.property(ulidArb, fc.nat(25), fc.constantFrom(...crockford), (id, at, extra) => {
+        const short = id.slice(0, at) + id.slice(at + 1);
+        const long = id.slice(0, at) + extra + id.slice(at);
+        fc.pre(/[0-9]/.test(short));
+        expect(describeNearUlid(short)).toContain(`'${short}' is one character short`);
+        expect(describeNearUlid(long)).toContain(`'${long}' is one character too long`);
+        for (const names of [
+          templateNamesFor(undefined, 'default', '/x'),
+          templateNamesFor(repo, 'default'),
+        ]) {
+          expect(resolveTemplate(short, names, '--template')).toEqual({
+            problem: `--template: ${describeNearUlid(short)}.`,
+          });
+        }
+      }),
+    );
+  });
+
+  it('a ULID with I, L, O or U in it names the letter and its place', () => {
+    fc.assert(
+      fc.property(
+        ulidArb,
+        fc.integer({ min: 1, max: 25 }),
+        fc.constantFrom('I', 'L', 'O', 'U', 'i', 'l', 'o', 'u'),
+        (id, at, letter) => {
+          const bad = id.slice(0, at) + letter + id.slice(at + 1);
+          fc.pre(/[0-9]/.test(bad));
+          expect(describeNearUlid(bad)).toContain(
+            `has '${letter}' at character ${at + 1} (I, L, O and U are not Crockford base-32)`,
+          );
+        },
+      ),
+    );
+  });
+
+  it('leaves names alone: no digit, other characters, or far from 26 characters', () => {
+    for (const name of [
+      'offer-letter',
+      'OFFERLETTERFORCONTRACTORSX',
+      'nda',
+      '01JD7X4ZQ8G1N6RVS0Y2MB',
+      'a'.repeat(40),
+    ]) {
+      expect(describeNearUlid(name)).toBeUndefined();
+    }
+    expect(describeNearUlid('81JD7X4ZQ8G1N6RVS0Y2MBKT3E')).toContain(
+      "'81JD7X4ZQ8G1N6RVS0Y2MBKT3E' is out of range: the largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+    );
+  });
+
+  it('a template name shaped like an id still resolves to its id when it is in force', () => {
+    const shaped = {
+      path: '/repo/.esign.json',
+      content: { templates: { '01JD7X4ZQ8G1N6RVS0Y2MBKT3': OFFER } },
+    };
+    expect(
+      resolveTemplate('01JD7X4ZQ8G1N6RVS0Y2MBKT3', templateNamesFor(shaped, 'default'), '--template'),
+    ).toEqual({
+      id: OFFER,
+    });
+    // Object keys of the names are own properties only.
+    expect(resolveTemplate('constructor', templateNamesFor(shaped, 'default'), '--template')).toHaveProperty(
+      'problem',
+    );
   });
 });

@@ -145,7 +145,7 @@ function templateIdOf(value: string | undefined, settings: Settings, problems: P
   if (value === undefined) return undefined;
   const resolved = resolveTemplate(
     value,
-    templateNamesFor(settings.project, settings.profile.value),
+    templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom),
     '--template',
   );
   if ('id' in resolved) return resolved.id;

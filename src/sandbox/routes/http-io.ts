@@ -1,7 +1,7 @@
 // Reading requests and writing answers on node:http, the way every sandbox route does it: JSON
 // answers with a `message`, bodies read with a size limit, JSON content types only.
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { parseJsonText } from '../../io/json.js';
+import { parseJsonText } from '../../text/json.js';
 
 /** Request bodies over 1 MiB are refused with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;

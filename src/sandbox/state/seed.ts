@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import { ulid } from '../../api/schemas.js';
-import { parseJsonText } from '../../io/json.js';
+import { parseJsonText } from '../../text/json.js';
 import { describeIssuesIn } from '../issues.js';
 import { SandboxError } from '../sandbox-error.js';
 import { defaultToken, hashToken } from './tokens.js';

@@ -12,7 +12,7 @@
 // replaced.
 import { type FileHandle, open, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseJsonText } from '../../io/json.js';
+import { parseJsonText } from '../../text/json.js';
 import { SandboxError } from '../sandbox-error.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { StateFileSystem } from './file-system.js';

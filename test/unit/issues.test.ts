@@ -1,0 +1,86 @@
+// zod issues as text: one wording for every file, flag, record and body (src/text/issues.ts).
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { buildBatchRequest } from '../../src/batch/build-request.js';
+import { parseResult } from '../../src/batch/formats.js';
+import { describeIssue, describeIssues } from '../../src/text/issues.js';
+
+const lines = (schema: z.ZodMiniType, value: unknown, withRoot = true) => {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) throw new Error('expected a failure');
+  return describeIssues(parsed.error.issues, withRoot ? value : undefined);
+};
+
+describe('describeIssues', () => {
+  const schema = z.strictObject({
+    name: z.string().check(z.minLength(1, 'must not be empty')),
+    body: z.object({ a: z.optional(z.string()) }),
+    map: z.optional(z.record(z.string(), z.string())),
+    list: z.optional(z.array(z.string())),
+    flag: z.optional(z.boolean()),
+    count: z.optional(z.int().check(z.gte(1), z.lte(9))),
+    kind: z.optional(z.literal(['a', 'b'])),
+    ok: z.optional(
+      z.discriminatedUnion('ok', [z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false) })]),
+    ),
+  });
+
+  it('keeps a schema message as it is', () => {
+    expect(lines(schema, { name: '', body: {} })).toEqual(['name: must not be empty']);
+  });
+
+  it('puts zod/mini\'s bare "Invalid input" in words', () => {
+    expect(
+      lines(schema, {
+        name: 'x',
+        body: 'text',
+        map: [],
+        list: {},
+        flag: 'yes',
+        count: 0,
+        kind: 'c',
+        ok: { ok: 'maybe' },
+      }),
+    ).toEqual([
+      'body: must be a JSON object',
+      'map: must be a JSON object',
+      'list: must be a JSON array',
+      'flag: must be true or false',
+      'count: must be at least 1',
+      'kind: must be "a" or "b"',
+      'ok.ok: must be true or false',
+    ]);
+    expect(lines(schema, { name: 'x', body: {}, count: 10 })).toEqual(['count: must be at most 9']);
+  });
+
+  it('says "is required" for a missing field when it can see the input, and names unknown fields', () => {
+    expect(lines(schema, { body: {}, extra: 1, more: 2 })).toEqual([
+      'name: is required',
+      "unknown fields 'extra', 'more'",
+    ]);
+    expect(lines(schema, { body: {}, extra: 1 }, false)).toEqual([
+      'name: must be a string',
+      "unknown field 'extra'",
+    ]);
+    const reported = schema.safeParse({ body: {} }, { reportInput: true });
+    expect(describeIssue(reported.error?.issues[0] as z.core.$ZodIssue)).toBe('is required');
+  });
+
+  it('is what a batch record and a results line say', () => {
+    const problems: string[] = [];
+    buildBatchRequest(
+      { signatory: 'Ada', template_id: '01JD7X4ZQ8G1N6RVS0Y2MBKT3E' },
+      { merge_data: {} },
+      'jsonl',
+      problems,
+    );
+    // Before, zod's bare text reached the user: "signatory: Invalid input".
+    expect(problems).toEqual(['signatory: must be a JSON object']);
+    expect(
+      parseResult('{"line":2,"ok":false,"error":{"code":"x","message":"m","status":"500"}}'),
+    ).toMatchObject({
+      ok: false,
+      problem: '"error.status" must be a number',
+    });
+  });
+});
