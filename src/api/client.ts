@@ -11,7 +11,7 @@ import {
   ServerError,
 } from '../errors.js';
 import { escapeControl } from '../io/terminal-text.js';
-import { HttpClient, type HttpResponse } from './http.js';
+import { HttpClient, type HttpResponse } from '../transport/http-client.js';
 import { parseRateLimit, type RateLimitInfo, waitFromRateLimit } from './rate-limit-headers.js';
 import { retryDelay, sleep } from './retry.js';
 import {

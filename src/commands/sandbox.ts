@@ -5,7 +5,6 @@ import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
-import { isLoopbackHost } from '../net/loopback.js';
 import { formatRateLimit, RATE_LIMIT_HEADER_STYLES, rateLimitPolicySchema } from '../sandbox/rate-limit.js';
 import { loadSeedFile } from '../sandbox/seed.js';
 import {
@@ -14,6 +13,7 @@ import {
   type SandboxOptions,
   startSandbox,
 } from '../sandbox/server.js';
+import { isLoopbackHost } from '../transport/loopback.js';
 import { globalOptions, share, wholeNumber } from './options.js';
 
 /** The flags, typed and checked: a bad value is a usage error naming the flag. */
