@@ -14,7 +14,7 @@ export const REQUEST_ID_HEADERS = [
   'cf-ray',
 ] as const;
 
-/** The rate-limit headers (see rate-limit-headers.ts). */
+/** The rate-limit headers (see src/api/rate-limit-headers.ts). */
 export const RATE_LIMIT_HEADERS = [
   'retry-after',
   'x-ratelimit-limit',
