@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../helpers/hostile.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, bundleHelper, freshConfigDir, gather } from '../helpers/spawn.js';
 
@@ -56,8 +57,14 @@ async function watched(args: string[], env: Record<string, string>) {
   return { ...result, watch: JSON.parse(readFileSync(report, 'utf8')) as Watch };
 }
 
-const proxyChunks = (watch: Watch) =>
-  watch.modules.filter((url) => /\/chunks\/proxy-agent-[^/]*\.js$/.test(url));
+/** A text of undici's proxy agent module (lib/dispatcher/proxy-agent.js), wherever the bundle puts it. */
+const PROXY_AGENT_TEXT = 'Proxy opts.clientFactory must be a function';
+
+/** The files of the bundle the process loaded that hold undici's proxy agent. */
+const proxyAgentFiles = (watch: Watch) =>
+  watch.modules
+    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+    .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(PROXY_AGENT_TEXT));
 
 describe('the proxy agent', () => {
   it('is not loaded for a direct request', async () => {
@@ -66,18 +73,27 @@ describe('the proxy agent', () => {
     expect(code).toBe(0);
     expect(server.requests).toHaveLength(1);
     expect(watch.modules.some((url) => url.endsWith('/dist/main.js'))).toBe(true); // the watch saw the bundle
-    expect(proxyChunks(watch)).toEqual([]);
+    expect(proxyAgentFiles(watch)).toEqual([]);
   });
 
-  it('is loaded when the request goes through a proxy', async () => {
-    // A proxy on a port nothing listens on: the request fails, after the proxy agent was loaded.
-    const { code, stderr, watch } = await watched([...CREATE, '-q'], {
-      ESIGN_BASE_URL: 'https://esign.example.com/api/v1',
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-    });
-    expect(code).toBe(6);
-    expect(stderr).toContain('the connection to the proxy 127.0.0.1:9 (from HTTPS_PROXY) was refused');
-    expect(proxyChunks(watch)).toHaveLength(1);
+  it('is loaded when the request goes through a proxy, and opens its tunnel with CONNECT', async () => {
+    // A proxy that answers CONNECT with 407: the tunnel was asked for through the bundle's proxy
+    // agent (a dispatcher without connect() would fail with a TypeError instead).
+    const proxy = await startProxy({ kind: '407' });
+    try {
+      const { code, stderr, watch } = await watched([...CREATE, '-q'], {
+        ESIGN_BASE_URL: 'https://esign.example.com/api/v1',
+        HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
+      });
+      expect(code).toBe(6);
+      expect(proxy.received).toEqual(['CONNECT esign.example.com:443']);
+      expect(stderr).toContain(`the proxy 127.0.0.1:${proxy.port} (from HTTPS_PROXY) wants credentials (407`);
+      expect(proxyAgentFiles(watch)).toEqual([
+        expect.stringMatching(/\/dist\/chunks\/proxy-agent-[^/]*\.js$/),
+      ]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
