@@ -2,7 +2,7 @@
 // context (base URL, where the token came from) through src/api/outcome.ts.
 import type { Env } from '../context.js';
 import { escapeControl } from '../io/terminal-text.js';
-import { HttpClient, type HttpResponse } from './http.js';
+import { HttpClient, type HttpResponse } from '../transport/http-client.js';
 import { type CreateOutcome, classifyAnswer, type ResponseContext } from './outcome.js';
 import type { CreateEnvelopeRequest } from './schemas.js';
 

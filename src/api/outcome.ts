@@ -22,7 +22,7 @@ import {
   ServerError,
 } from '../errors.js';
 import { escapeControl } from '../io/terminal-text.js';
-import type { HttpResponse } from './http.js';
+import type { HttpResponse } from '../transport/http-client.js';
 import { parseRateLimit, type RateLimitInfo, waitFromRateLimit } from './rate-limit-headers.js';
 import { ApiErrorBody, CreateEnvelopeResponse, describeIssues, type Envelope, hotParser } from './schemas.js';
 

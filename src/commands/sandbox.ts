@@ -11,7 +11,6 @@ import { describeReadError } from '../io/files.js';
 import { acquireLock, releaseLock } from '../io/lock.js';
 import { syncFolder } from '../io/sync-folder.js';
 import { themeFor } from '../io/theme.js';
-import { isLoopbackHost } from '../net/loopback.js';
 import {
   formatRateLimit,
   RATE_LIMIT_HEADER_STYLES,
@@ -26,6 +25,7 @@ import {
 } from '../sandbox/server.js';
 import type { StateFileSystem } from '../sandbox/state/file-system.js';
 import { loadSeedFile as loadBareSeedFile, type Seed } from '../sandbox/state/seed.js';
+import { isLoopbackHost } from '../transport/loopback.js';
 import { globalOptions, share, wholeNumber } from './options.js';
 
 /** The flags, typed and checked: a bad value is a usage error naming the flag. */

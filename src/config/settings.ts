@@ -3,8 +3,8 @@
 import type { Env } from '../context.js';
 import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
 import { didYouMean } from '../io/suggest.js';
-import { isLoopbackHost } from '../net/loopback.js';
 import { type LoadedProject, loadProjectFile } from '../project/project-file.js';
+import { isLoopbackHost } from '../transport/loopback.js';
 import { configDir, configFilePath } from './paths.js';
 import { type ConfigFile, getProfile } from './store.js';
 

@@ -1,7 +1,6 @@
 // The classifier of a create answer (src/api/outcome.ts) as a table: status × headers × body →
 // outcome kind, error class, message and hint, with the client's context (base URL, token source).
 import { describe, expect, it } from 'vitest';
-import type { HttpResponse } from '../../src/api/http.js';
 import { classifyAnswer, classifyFailure, type ResponseContext } from '../../src/api/outcome.js';
 import {
   ApiRejectedError,
@@ -13,6 +12,7 @@ import {
   RateLimitedError,
   ServerError,
 } from '../../src/errors.js';
+import type { HttpResponse } from '../../src/transport/http-client.js';
 
 const NOW = Date.parse('2026-11-22T10:00:00Z');
 const ID = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';

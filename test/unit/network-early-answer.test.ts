@@ -1,6 +1,6 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { keepReadingAfterWriteError } from '../../src/net/early-answer.js';
+import { keepReadingAfterWriteError } from '../../src/transport/early-answer.js';
 
 /**
  * A connected client socket to a server that writes `answer` and closes; `answered` settles once the

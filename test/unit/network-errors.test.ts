@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyNetworkError } from '../../src/api/http.js';
 import { InterruptedError, NetworkError } from '../../src/errors.js';
+import { classifyNetworkError } from '../../src/transport/network-error.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const url = new URL('https://esign.example.com/api/v1/native/envelopes/create');
@@ -57,7 +57,7 @@ describe('classifyNetworkError: may the request have reached the server?', () =>
 describe('HttpClient: one abort signal for many requests', () => {
   it('aborting the signal ends every request in flight at once, and a request that finished is left alone', async () => {
     const { createServer } = await import('node:http');
-    const { HttpClient } = await import('../../src/api/http.js');
+    const { HttpClient } = await import('../../src/transport/http-client.js');
     // Answers /quick at once; /slow never (counting those it has received).
     let slowReceived = 0;
     const server = createServer((req, res) => {

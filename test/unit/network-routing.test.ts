@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nodeReadsSystemCaVariable } from '../../src/api/http.js';
 import { baseUrlWarning, normalizeBaseUrl } from '../../src/config/settings.js';
-import { isLoopbackHost } from '../../src/net/loopback.js';
-import { excludedByNoProxy, proxyFor, proxySettings } from '../../src/net/proxy.js';
+import { isLoopbackHost } from '../../src/transport/loopback.js';
+import { nodeReadsSystemCaVariable } from '../../src/transport/network-error.js';
+import { excludedByNoProxy, proxyFor, proxySettings } from '../../src/transport/proxy.js';
 
 describe('isLoopbackHost: decided once', () => {
   it('is all of 127.0.0.0/8, ::1 and localhost, bracketed or not', () => {

@@ -1,0 +1,116 @@
+// The transport in the built binary, watched from inside the process (test/helpers/process-watch.ts):
+// the proxy agent is loaded only when a request goes through a proxy, and the entry point's V8
+// flag is set once the first request is announced, after every Node built-in the command needs is
+// loaded (a built-in loaded after a flag change compiles without Node's code cache).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../helpers/hostile.js';
+import { ok, useScriptedServer } from '../helpers/scripted-server.js';
+import { BIN, bundleHelper, freshConfigDir, gather } from '../helpers/spawn.js';
+
+const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
+const CREATE = [
+  'envelope',
+  'create',
+  '--template',
+  '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+  '--name',
+  'Ada Lovelace',
+  '--email',
+  'ada@example.com',
+];
+
+interface Watch {
+  modules: string[];
+  announcements: number;
+  flagsChanged: boolean;
+  builtinsAfterAnnouncement: string[] | null;
+}
+
+const server = useScriptedServer();
+let dir: string;
+let hook: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'esign-transport-'));
+  hook = await bundleHelper('process-watch', dir);
+});
+
+async function watched(args: string[], env: Record<string, string>) {
+  const report = join(dir, `watch-${Math.random().toString(36).slice(2)}.json`);
+  const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ESIGN_CONFIG_DIR: freshConfigDir(),
+      ESIGN_TOKEN: TOKEN,
+      ESIGN_WATCH_REPORT: report,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const result = await gather(child, 15_000).done;
+  return { ...result, watch: JSON.parse(readFileSync(report, 'utf8')) as Watch };
+}
+
+/** A text of undici's proxy agent module (lib/dispatcher/proxy-agent.js), wherever the bundle puts it. */
+const PROXY_AGENT_TEXT = 'Proxy opts.clientFactory must be a function';
+
+/** The files of the bundle the process loaded that hold undici's proxy agent. */
+const proxyAgentFiles = (watch: Watch) =>
+  watch.modules
+    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+    .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(PROXY_AGENT_TEXT));
+
+describe('the proxy agent', () => {
+  it('is not loaded for a direct request', async () => {
+    server.script(ok());
+    const { code, watch } = await watched([...CREATE, '-q'], { ESIGN_BASE_URL: server.baseUrl });
+    expect(code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(watch.modules.some((url) => url.endsWith('/dist/main.js'))).toBe(true); // the watch saw the bundle
+    expect(proxyAgentFiles(watch)).toEqual([]);
+  });
+
+  it('is loaded when the request goes through a proxy, and opens its tunnel with CONNECT', async () => {
+    // A proxy that answers CONNECT with 407: the tunnel was asked for through the bundle's proxy
+    // agent (a dispatcher without connect() would fail with a TypeError instead).
+    const proxy = await startProxy({ kind: '407' });
+    try {
+      const { code, stderr, watch } = await watched([...CREATE, '-q'], {
+        ESIGN_BASE_URL: 'https://esign.example.com/api/v1',
+        HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
+      });
+      expect(code).toBe(6);
+      expect(proxy.received).toEqual(['CONNECT esign.example.com:443']);
+      expect(stderr).toContain(`the proxy 127.0.0.1:${proxy.port} (from HTTPS_PROXY) wants credentials (407`);
+      expect(proxyAgentFiles(watch)).toEqual([
+        expect.stringMatching(/\/dist\/chunks\/proxy-agent-[^/]*\.js$/),
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("the entry point's V8 flag", () => {
+  it('is set once the first request is announced, and no Node built-in is loaded after it', async () => {
+    server.script(ok());
+    const { code, watch } = await watched([...CREATE, '-q'], { ESIGN_BASE_URL: server.baseUrl });
+    expect(code).toBe(0);
+    expect(watch.announcements).toBe(1);
+    expect(watch.flagsChanged).toBe(true);
+    expect(watch.builtinsAfterAnnouncement).toEqual([]);
+  });
+
+  it('is left alone by a command that sends nothing', async () => {
+    const { code, watch } = await watched([...CREATE, '--dry-run'], { ESIGN_BASE_URL: server.baseUrl });
+    expect(code).toBe(0);
+    expect(watch.announcements).toBe(0);
+    expect(watch.flagsChanged).toBe(false);
+  });
+});

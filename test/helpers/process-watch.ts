@@ -1,0 +1,44 @@
+// Loaded with `node --import` into the built binary: reports, in the JSON file named by
+// ESIGN_WATCH_REPORT when the process exits, which ES modules it loaded (the bundle's chunks a
+// command needed), whether its V8 flags changed, and which Node built-ins it loaded after the
+// transport announced its first request (the moment bin/esign.js sets its V8 flag).
+import { subscribe } from 'node:diagnostics_channel';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { register } from 'node:module';
+import { cachedDataVersionTag } from 'node:v8';
+
+const report = process.env.ESIGN_WATCH_REPORT;
+if (!report) throw new Error('process-watch: set ESIGN_WATCH_REPORT');
+const modulesFile = `${report}.modules`;
+writeFileSync(modulesFile, '');
+// The hooks run on a thread of their own; they append each module's URL as it loads.
+const hooks = `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(${JSON.stringify(modulesFile)}, url + '\\n');
+  return next(url, context);
+}`;
+register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+
+const moduleLoadList = () => (process as unknown as { moduleLoadList: string[] }).moduleLoadList;
+// The tag V8 derives from its version and flags: it changes when a flag is set.
+const tagAtStart = cachedDataVersionTag();
+let builtinsAtAnnouncement: Set<string> | undefined;
+let announcements = 0;
+subscribe('esign:transport:first-request', () => {
+  announcements++;
+  builtinsAtAnnouncement = new Set(moduleLoadList());
+});
+process.on('exit', () => {
+  appendFileSync(modulesFile, '');
+  writeFileSync(
+    report,
+    JSON.stringify({
+      modules: readFileSync(modulesFile, 'utf8').split('\n').filter(Boolean),
+      announcements,
+      flagsChanged: cachedDataVersionTag() !== tagAtStart,
+      builtinsAfterAnnouncement: builtinsAtAnnouncement
+        ? moduleLoadList().filter((name) => !builtinsAtAnnouncement?.has(name))
+        : null,
+    }),
+  );
+});
