@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
+import { escapedExcerpt, quotedExcerpt } from '../io/terminal-text.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
 import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './create-route.js';
 import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults.js';
@@ -123,12 +124,6 @@ function originOf(host: string, port: number): string {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
-/** Keeps control characters from a client out of the terminal. */
-function printable(text: string): string {
-  const clean = text.replace(/[^\x20-\x7e]/g, '?');
-  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
-}
-
 function organisationInfo(store: SandboxStore, seed: Seed): SandboxOrganisationInfo[] {
   const known = new Map<string, string>();
   for (const org of seed.organisations)
@@ -232,6 +227,33 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     applyRateLimit(res, limiter, limiter.peek(token, now), now);
   };
 
+  /**
+   * The fault a create request meets: its own X-Sandbox-Fault header, else the next one queued.
+   * 'answered': the header was not valid, and the request has had its 400.
+   */
+  const takeFault = (req: IncomingMessage, res: ServerResponse): FaultShot | 'answered' | undefined => {
+    const header = req.headers['x-sandbox-fault'];
+    if (header === undefined) {
+      const fault = faults.takeNext();
+      return fault ? { fault, source: 'queued with POST /_sandbox/faults' } : undefined;
+    }
+    const fault = parseOneShotFault(String(header));
+    if (fault) return { fault, source: 'X-Sandbox-Fault' };
+    peekRateLimit(req, res);
+    sendJson(res, 400, {
+      message: `X-Sandbox-Fault must be ${ONE_SHOT_FORMAT} (got ${quotedExcerpt(String(header))}).`,
+    });
+    return 'answered';
+  };
+
+  /** A 404 that says where the API is, for a path outside it. */
+  const notFound = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const isApi = path.startsWith(API_PREFIX);
+    if (isApi) peekRateLimit(req, res);
+    const where = isApi ? '' : ` The API's base URL is ${sandbox.origin}${API_PREFIX}.`;
+    sendJson(res, 404, { message: `Not found: ${req.method} ${escapedExcerpt(path)}.${where}` });
+  };
+
   const route = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -240,24 +262,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   ): Promise<void> => {
     if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(req, res, path, sandbox);
     const isCreate = path === CREATE_PATH;
-    let shot: FaultShot | undefined;
-    if (isCreate && req.method === 'POST') {
-      const header = req.headers['x-sandbox-fault'];
-      if (header !== undefined) {
-        const fault = parseOneShotFault(String(header));
-        if (!fault) {
-          peekRateLimit(req, res);
-          sendJson(res, 400, {
-            message: `X-Sandbox-Fault must be ${ONE_SHOT_FORMAT} (got ${JSON.stringify(printable(String(header)))}).`,
-          });
-          return;
-        }
-        shot = { fault, source: 'X-Sandbox-Fault' };
-      } else {
-        const fault = faults.takeNext();
-        if (fault) shot = { fault, source: 'queued with POST /_sandbox/faults' };
-      }
-    }
+    const shot = isCreate && req.method === 'POST' ? takeFault(req, res) : undefined;
+    if (shot === 'answered') return;
     const latencyMs = shot?.fault.kind === 'latency' ? shot.fault.ms : faults.options.latencyMs;
     if (latencyMs > 0) await sleep(latencyMs);
     if (isCreate) {
@@ -278,10 +284,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       );
     }
     if (path.startsWith(SIGN_PREFIX)) return handleSignPage(req, res, path, sandbox);
-    const isApi = path.startsWith(API_PREFIX);
-    if (isApi) peekRateLimit(req, res);
-    const where = isApi ? '' : ` The API's base URL is ${sandbox.origin}${API_PREFIX}.`;
-    sendJson(res, 404, { message: `Not found: ${req.method} ${printable(path)}.${where}` });
+    notFound(req, res, path);
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -318,11 +321,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           ? String(res.statusCode)
           : 'aborted';
       if (entry) entry.status = status === 'dropped' || status === 'aborted' ? status : res.statusCode;
-      log(`${req.method} ${printable(path)} ${status} ${Math.round(performance.now() - started)}ms`);
+      log(`${req.method} ${escapedExcerpt(path)} ${status} ${Math.round(performance.now() - started)}ms`);
       if (stopping) setImmediate(() => server.closeIdleConnections());
     });
     route(req, res, path, entry).catch((error: unknown) => {
-      log(`error: ${req.method} ${printable(path)}: ${(error as Error)?.message ?? String(error)}`);
+      log(`error: ${req.method} ${escapedExcerpt(path)}: ${(error as Error)?.message ?? String(error)}`);
       if (!res.headersSent)
         sendJson(res, 500, { message: `Server Error: ${(error as Error)?.message ?? 'unexpected failure'}` });
       else res.destroy();
