@@ -144,7 +144,7 @@ function writeStepOutputs(envelope: Envelope, ctx: Context): void {
 
 /** The envelope for a person: a short block, coloured on a terminal, the same facts plain elsewhere. */
 export function renderEnvelope(envelope: Envelope, ctx: Context): string {
-  const c = themeFor(ctx.stdout, ctx.env);
+  const c = themeFor(ctx.terminal, 'stdout');
   const expires = new Date(envelope.expires_at);
   const rows: [string, string][] = [
     ['Envelope ID', envelope.envelope_id],
