@@ -21,6 +21,7 @@ import { DurableAppender } from './durable-file.js';
 import { parseResult } from './formats.js';
 import { IntentJournal } from './journal.js';
 import { parseRate, type Rate, RateLimiter } from './limiter.js';
+import { type NextStep, nextCommand } from './next-command.js';
 import {
   checkReadableFile,
   checkWritableFolder,
@@ -94,13 +95,17 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   const defaults = await readDefaults(flags, ctx, settings);
   const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
   if (path) checkReadableFile(path, flags.file);
+  // A resume is refused when the earlier results were sent to another API than this run's.
+  const sameApi = { baseUrl: settings.baseUrl.value, shownAs: flags.output };
   if (flags.dryRun) {
-    const previous = output && flags.resume ? await loadPrevious(output, { write: false }) : new Map();
+    const previous =
+      output && flags.resume ? await loadPrevious(output, { ...sameApi, write: false }) : new Map();
     return { code: await dryRun(flags, ctx, format, path, defaults, previous), report: undefined };
   }
   const release = output ? await claimOutput(output, flags) : undefined;
   try {
-    const previous: PreviousResults = output && flags.resume ? await loadPrevious(output) : new Map();
+    const previous: PreviousResults =
+      output && flags.resume ? await loadPrevious(output, sameApi) : new Map();
     return await sendAll(resolved, settings, ctx, format, path, output, defaults, previous);
   } finally {
     await release?.();
@@ -180,19 +185,17 @@ async function dryRun(
   return ExitCode.ok;
 }
 
-/** The command that finishes this run, as the user can paste it. */
-export function resumeCommand(flags: BatchFlags, extra: string[] = []): string {
-  const quote = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
-  const args = ['esign', 'envelope', 'batch', flags.file];
-  if (flags.format) args.push('--format', flags.format);
-  if (flags.template) args.push('--template', flags.template);
-  for (const data of flags.data ?? []) args.push('--data', data);
-  for (const set of flags.set ?? []) args.push('--set', set);
-  if (flags.expiresInDays) args.push('--expires-in-days', flags.expiresInDays);
-  if (flags.profile) args.push('--profile', flags.profile);
-  if (flags.output) args.push('--output', flags.output);
-  args.push('--resume', ...extra);
-  return args.map(quote).join(' ');
+/**
+ * The command that finishes this run, as the user can paste it (next-command.ts). `flags.baseUrl`
+ * is the base URL the run sent to, wherever it came from.
+ */
+export function resumeCommand(flags: BatchFlags, extra: NextStep[] = []): string {
+  return nextCommand(flags, ['--resume', ...extra]);
+}
+
+/** The flags for the commands printed for what comes next: they send to the API this run sent to. */
+function withBaseUrlSentTo(flags: BatchFlags, settings: Settings): BatchFlags {
+  return { ...flags, baseUrl: settings.baseUrl.value ?? flags.baseUrl };
 }
 
 async function sendAll(
@@ -255,7 +258,7 @@ async function sendAll(
         () => spool.reader.next(),
         client,
         results
-          ? fileSink(results, secrets)
+          ? fileSink(results, secrets, settings.baseUrl.value)
           : actions
             ? actionsSink(stdoutSink(ctx.stdout), ctx.stderr)
             : stdoutSink(ctx.stdout),
@@ -302,6 +305,7 @@ async function sendAll(
     }
 
     const where = output ? `in ${flags.output}` : 'on stdout';
+    const sentTo = withBaseUrlSentTo(flags, settings);
     const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
     const report = buildReport({
       total: checked.total,
@@ -331,7 +335,7 @@ async function sendAll(
 
     if (outputError) {
       const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls) : undefined;
-      throw outputFailed(flags, outputError, output, outcome.unwritten, secrets, mask);
+      throw outputFailed(sentTo, outputError, output, outcome.unwritten, secrets, mask);
     }
     if (outcome.stoppedBy) {
       outcome.stoppedBy.details.push(
@@ -348,11 +352,11 @@ async function sendAll(
           ? ''
           : ` ${outcome.abandoned} ${outcome.abandoned === 1 ? 'request in flight was' : 'requests in flight were'} abandoned: the envelope may exist${output ? ', and --resume reports it as unknown' : ''}.`;
       ctx.stderr.write(
-        `Interrupted: ${notSent} records were not sent.${abandoned}${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(flags)}` : ''}\n`,
+        `Interrupted: ${notSent} records were not sent.${abandoned}${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(sentTo)}` : ''}\n`,
       );
       return { code: ExitCode.interrupted, report };
     }
-    if (report.unknown > 0) ctx.stderr.write(unknownNextStep(flags, report.unknown, Boolean(output)));
+    if (report.unknown > 0) ctx.stderr.write(unknownNextStep(sentTo, report.unknown, Boolean(output)));
     const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
     return { code, report };
   } finally {
