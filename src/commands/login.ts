@@ -78,7 +78,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
   });
 
   const c = themeFor(ctx.terminal, 'stderr');
-  const mark = ctx.stderr.isTTY ? `${c.green('✓')} ` : '';
+  const mark = ctx.terminal.stderrIsTTY ? `${c.green('✓')} ` : '';
   ctx.stderr.write(
     `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
   );

@@ -152,6 +152,6 @@ export function renderEnvelope(envelope: Envelope, ctx: Context): string {
     ['Signing URL', c.cyan.underline(envelope.signing_url)],
     ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
   ];
-  const head = ctx.stdout.isTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
+  const head = ctx.terminal.stdoutIsTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
   return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }
