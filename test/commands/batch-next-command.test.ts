@@ -102,6 +102,50 @@ describe('envelope batch: the command to run next', () => {
     expect(JSON.parse(server.requests[0]?.body ?? '{}').merge_data).toEqual({ company: `Ada's "Engines"` });
   });
 
+  it('after Ctrl-C, the resume command printed keeps the flags too and finishes the run pasted', async () => {
+    const { file, output } = inputFile();
+    const interrupt = new AbortController();
+    // The first request is answered after Ctrl-C is pressed: the others are never sent.
+    server.fallback(() => {
+      interrupt.abort();
+      return { ...ok(), delayMs: 50 } as ReturnType<typeof ok>;
+    });
+    const flags = [
+      '--template',
+      TEMPLATE,
+      '--base-url',
+      server.baseUrl,
+      '--rate',
+      '5/s',
+      '--max-rate-wait',
+      '2m',
+    ];
+    const first = await runCli(
+      ['envelope', 'batch', file, ...flags, '--concurrency', '1', '--output', output],
+      {
+        env: { ESIGN_TOKEN: TOKEN },
+        signal: interrupt.signal,
+      },
+    );
+    expect(first.code).toBe(130);
+    expect(first.stderr).toContain('Run the same command with --resume to finish.');
+    const command = printedCommand(first.stderr);
+    for (const expected of [
+      `--base-url ${server.baseUrl}`,
+      '--rate 5/s',
+      '--max-rate-wait 2m',
+      '--concurrency 1',
+    ]) {
+      expect(command).toContain(expected);
+    }
+    expect(command.endsWith(' --resume')).toBe(true);
+    const sentFirst = server.requests.length;
+    server.fallback(ok());
+    const pasted = await runCli(shellWords(command), { env: { ESIGN_TOKEN: TOKEN } });
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect(server.requests.length - sentFirst).toBe(3 - sentFirst);
+  });
+
   it('the results file records the base URL each envelope was created at', async () => {
     const { file, output } = inputFile();
     server.fallback(ok());
