@@ -12,7 +12,7 @@ import { batchResultLineForLog, publishBatchReport } from '../ci/batch-summary.j
 import { githubActionsEnabled, maskValues } from '../ci/github-actions.js';
 import type { GlobalOptions } from '../commands/options.js';
 import { connect, loadSettings } from '../commands/settings.js';
-import type { Settings } from '../config/settings.js';
+import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
 import { redact } from '../io/redact.js';
@@ -193,9 +193,20 @@ export function resumeCommand(flags: BatchFlags, extra: NextStep[] = []): string
   return nextCommand(flags, ['--resume', ...extra]);
 }
 
-/** The flags for the commands printed for what comes next: they send to the API this run sent to. */
-function withBaseUrlSentTo(flags: BatchFlags, settings: Settings): BatchFlags {
-  return { ...flags, baseUrl: settings.baseUrl.value ?? flags.baseUrl };
+/**
+ * The flags for the commands printed for what comes next: the API, profile and timeout this run
+ * used, even when they came from the environment (a command pasted into another shell, or into
+ * a CI step without that variable, must not send elsewhere) rather than from a flag.
+ */
+function flagsAsSent(flags: BatchFlags, settings: Settings): BatchFlags {
+  const chosen = <T>(setting: Setting<T>) => (setting.source === 'default' ? undefined : setting.value);
+  const timeoutMs = chosen(settings.timeoutMs);
+  return {
+    ...flags,
+    baseUrl: settings.baseUrl.value ?? flags.baseUrl,
+    profile: flags.profile ?? chosen(settings.profile),
+    timeout: flags.timeout ?? (timeoutMs === undefined ? undefined : String(timeoutMs / 1000)),
+  };
 }
 
 async function sendAll(
@@ -305,7 +316,7 @@ async function sendAll(
     }
 
     const where = output ? `in ${flags.output}` : 'on stdout';
-    const sentTo = withBaseUrlSentTo(flags, settings);
+    const sentTo = flagsAsSent(flags, settings);
     const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
     const report = buildReport({
       total: checked.total,

@@ -146,6 +146,24 @@ describe('envelope batch: the command to run next', () => {
     expect(server.requests.length - sentFirst).toBe(3 - sentFirst);
   });
 
+  it('names the base URL, profile and timeout that came from the environment, so that it works in another shell', async () => {
+    const { file, output } = inputFile();
+    p2Unknown();
+    const first = await runCli(['envelope', 'batch', file, '--template', TEMPLATE, '--output', output], {
+      env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl, ESIGN_TIMEOUT: '12', ESIGN_PROFILE: 'ci' },
+    });
+    expect(first.code).toBe(8);
+    const command = printedCommand(first.stderr);
+    for (const expected of ['--profile ci', `--base-url ${server.baseUrl}`, '--timeout 12']) {
+      expect(command).toContain(expected);
+    }
+    server.requests.length = 0;
+    server.fallback(ok());
+    const pasted = await runCli(shellWords(command), { env: { ESIGN_TOKEN: TOKEN } });
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('the results file records the base URL each envelope was created at', async () => {
     const { file, output } = inputFile();
     server.fallback(ok());
