@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
-import { escapedExcerpt, quotedExcerpt } from '../io/terminal-text.js';
+import { escapeControl, escapedExcerpt, quotedExcerpt } from '../io/terminal-text.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin-routes.js';
 import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './create-route.js';
 import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults.js';
@@ -325,7 +325,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       if (stopping) setImmediate(() => server.closeIdleConnections());
     });
     route(req, res, path, entry).catch((error: unknown) => {
-      log(`error: ${req.method} ${escapedExcerpt(path)}: ${(error as Error)?.message ?? String(error)}`);
+      // An error's message can quote what the client sent (a parser's, say): escaped like the path.
+      log(
+        `error: ${req.method} ${escapedExcerpt(path)}: ${escapeControl((error as Error)?.message ?? String(error))}`,
+      );
       if (!res.headersSent)
         sendJson(res, 500, { message: `Server Error: ${(error as Error)?.message ?? 'unexpected failure'}` });
       else res.destroy();
