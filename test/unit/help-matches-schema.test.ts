@@ -6,7 +6,8 @@ import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
 import { DEFAULT_CONCURRENCY } from '../../src/batch/core.js';
-import { buildProgram, loadCommandModule } from '../../src/cli.js';
+import { buildProgram, describeTree, loadCommandModule } from '../../src/cli.js';
+import { KEYS as SETTING_KEYS } from '../../src/commands/config.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../src/config/settings.js';
 import { createTestContext } from '../helpers/context.js';
 
@@ -88,6 +89,22 @@ describe('every flag: the help shows what the schema holds', () => {
       }
       // The choices: the help lists exactly the schema's.
       expect(option.argChoices, `${name}: the help's choices`).toEqual(choicesOf(field));
+    }
+    // A positional argument's values, as completion offers them, are the schema's choices too.
+    for (const argument of describeTree(command).args) {
+      const field = shape[argument.name];
+      expect(field, `${pathOf(command)} <${argument.name}> has no field in the schema`).toBeDefined();
+      const choices = field && choicesOf(field);
+      if (!Array.isArray(argument.complete) || !choices) continue;
+      expect([...argument.complete], `${pathOf(command)} <${argument.name}>`).toEqual(choices);
+    }
+  });
+
+  it('`config get|set|unset <key>` complete exactly the settings config knows (checked in its run)', () => {
+    for (const name of ['get', 'set', 'unset']) {
+      const command = commandsOf(program).find((c) => pathOf(c) === `esign config ${name}`) as Command;
+      const key = describeTree(command).args.find((argument) => argument.name === 'key');
+      expect(key?.complete).toEqual(SETTING_KEYS);
     }
   });
 
