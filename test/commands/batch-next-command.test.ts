@@ -56,7 +56,7 @@ describe('envelope batch: the command to run next', () => {
       '--base-url',
       server.baseUrl,
       '--rate',
-      '600/30s',
+      '6000/30s',
       '--concurrency',
       '2',
       '--max-retries',
@@ -75,7 +75,7 @@ describe('envelope batch: the command to run next', () => {
     const command = printedCommand(first.stderr);
     for (const expected of [
       `--base-url ${server.baseUrl}`,
-      '--rate 600/30s',
+      '--rate 6000/30s',
       '--concurrency 2',
       '--max-retries 0',
       '--max-rate-wait 90s',
