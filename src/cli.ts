@@ -31,6 +31,32 @@ function examples(lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => (line.startsWith('#') || line.startsWith(' ') || line === '' ? `  ${line}` : `  $ ${line}`)).join('\n')}\n`;
 }
 
+/** What loads each command's module: its options schema is what the help's defaults and choices must match. */
+const moduleLoaders = new WeakMap<Command, () => Promise<CommandModule<never>>>();
+
+type LoadingAction = ((...params: unknown[]) => Promise<void>) & {
+  load?: () => Promise<CommandModule<never>>;
+};
+
+/** Commander's Command, remembering which module each command's action loads. */
+class EsignCommand extends Command {
+  override createCommand(name?: string): EsignCommand {
+    return new EsignCommand(name);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: commander's own signature for an action's parameters
+  override action(handler: (...params: any[]) => void | Promise<void>): this {
+    const { load } = handler as LoadingAction;
+    if (load) moduleLoaders.set(this, load);
+    return super.action(handler);
+  }
+}
+
+/** The module a command runs (undefined for `help` and the groups), for the help-matches-schema test. */
+export function loadCommandModule(command: Command): Promise<CommandModule<never>> | undefined {
+  return moduleLoaders.get(command)?.();
+}
+
 /** Commands whose stderr is a live log (the sandbox): under --json it is not held back for the error object. */
 const STREAMS_STDERR = new Set(['sandbox']);
 
@@ -119,17 +145,21 @@ function group(parent: Command, name: string, description: string, lines: string
 
 export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   let root: Command;
-  const action =
-    <Options extends { json?: boolean; verbose?: boolean }>(load: () => Promise<CommandModule<Options>>) =>
-    async (...params: unknown[]) => {
+  const action = <Options extends { json?: boolean; verbose?: boolean }>(
+    load: () => Promise<CommandModule<Options>>,
+  ): LoadingAction => {
+    const handler: LoadingAction = async (...params: unknown[]) => {
       const command = params[params.length - 1] as Command;
       const module = await load();
       const options = parseOptions(module.options, command);
       const runCtx = hooks.onOptions(options, { streamsStderr: STREAMS_STDERR.has(command.name()) });
       hooks.onResult(await module.run(options, runCtx, { tree: () => describeTree(root) }));
     };
+    handler.load = load as unknown as () => Promise<CommandModule<never>>;
+    return handler;
+  };
 
-  const program = new Command('esign')
+  const program = new EsignCommand('esign')
     .description('Create and send electronic-signature envelopes from the command line.')
     .usage('<command> [flags]')
     .version(ctx.version, '-v, --version', 'Print the version')

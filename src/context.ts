@@ -3,6 +3,7 @@
 import type { Readable } from 'node:stream';
 import { InterruptedError } from './errors.js';
 import { redact } from './io/redact.js';
+import type { TerminalDecision } from './io/terminal.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -52,6 +53,8 @@ export interface Context {
    */
   readonly spinnerStream: NodeJS.WritableStream;
   readonly stdin: InputStream;
+  /** Terminals, colour, spinners and width, decided once for the run (io/terminal.ts). */
+  readonly terminal: TerminalDecision;
   readonly env: Env;
   readonly cwd: string;
   readonly version: string;

@@ -6,6 +6,7 @@ import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
 import { type Context, cachedStdin, failureTracking, type OutputStream, redactingStream } from './context.js';
 import { CliError, ExitCode, InterruptedError, OutputFailedError, UsageError } from './errors.js';
+import { decideTerminal } from './io/terminal.js';
 
 declare const __ESIGN_VERSION__: string;
 export const VERSION = typeof __ESIGN_VERSION__ === 'string' ? __ESIGN_VERSION__ : '0.0.0-dev';
@@ -31,7 +32,12 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
       mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
       if (!mode.json || command.streamsStderr) return ctx;
       notes = new HeldNotes(ctx.stderr);
-      return { ...ctx, stderr: notes };
+      // What goes to stderr is held, not shown: no spinner, no colour there.
+      return {
+        ...ctx,
+        stderr: notes,
+        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env),
+      };
     },
     onResult: (code) => {
       exitCode = code;
@@ -132,42 +138,54 @@ function fromCommander(error: unknown): unknown {
   });
 }
 
+type ReportMode = { json: boolean; verbose: boolean; notes?: string[]; ciOutput?: string | undefined };
+
 /** Prints an error (plain, or one JSON object with --json) and returns its exit code. */
-export function reportError(
-  error: unknown,
-  ctx: Context,
-  mode: { json: boolean; verbose: boolean; notes?: string[]; ciOutput?: string | undefined },
-): number {
+export function reportError(error: unknown, ctx: Context, mode: ReportMode): number {
   if (error === null) return ExitCode.ok;
   writeAnnotation(error, ctx, mode.ciOutput);
   const known = error instanceof CliError;
-  const exitCode = known ? error.exitCode : ExitCode.internal;
-  const message = known
-    ? error.message
-    : `Unexpected internal error: ${(error as Error)?.message ?? String(error)}`;
-  const hint = known ? error.hint : 'Run again with --verbose for details, and report it if it persists.';
   if (mode.json) {
-    const body: Record<string, unknown> = {
-      code: known ? error.code : 'internal',
-      message,
-      status: known ? error.status : null,
-    };
-    if (hint) body.hint = hint;
-    if (known && error.details.length > 0) body.details = error.details;
-    const requestId = (error as { requestId?: unknown }).requestId;
-    if (typeof requestId === 'string') body.request_id = requestId;
-    if (mode.notes && mode.notes.length > 0) body.notes = mode.notes;
-    if (mode.verbose && error instanceof Error) body.trace = traceOf(error);
-    ctx.stderr.write(`${JSON.stringify({ error: body })}\n`);
-    return exitCode;
+    ctx.stderr.write(`${JSON.stringify({ error: jsonErrorBody(error, mode) })}\n`);
   } else {
-    const lines = [`error: ${message}`];
+    const lines = [`error: ${messageOf(error)}`];
     if (known) for (const detail of error.details) lines.push(`  ${detail}`);
+    const hint = hintOf(error);
     if (hint) lines.push(`hint: ${hint}`);
     ctx.stderr.write(`${lines.join('\n')}\n`);
+    if (mode.verbose && error instanceof Error) ctx.stderr.write(`${traceOf(error)}\n`);
   }
-  if (mode.verbose && error instanceof Error) ctx.stderr.write(`${traceOf(error)}\n`);
-  return exitCode;
+  return known ? error.exitCode : ExitCode.internal;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof CliError
+    ? error.message
+    : `Unexpected internal error: ${(error as Error)?.message ?? String(error)}`;
+}
+
+function hintOf(error: unknown): string | undefined {
+  return error instanceof CliError
+    ? error.hint
+    : 'Run again with --verbose for details, and report it if it persists.';
+}
+
+/** The `error` object printed under --json. */
+function jsonErrorBody(error: unknown, mode: ReportMode): Record<string, unknown> {
+  const known = error instanceof CliError;
+  const body: Record<string, unknown> = {
+    code: known ? error.code : 'internal',
+    message: messageOf(error),
+    status: known ? error.status : null,
+  };
+  const hint = hintOf(error);
+  if (hint) body.hint = hint;
+  if (known && error.details.length > 0) body.details = error.details;
+  const requestId = (error as { requestId?: unknown }).requestId;
+  if (typeof requestId === 'string') body.request_id = requestId;
+  if (mode.notes && mode.notes.length > 0) body.notes = mode.notes;
+  if (mode.verbose && error instanceof Error) body.trace = traceOf(error);
+  return body;
 }
 
 /**
@@ -177,14 +195,11 @@ export function reportError(
 function writeAnnotation(error: unknown, ctx: Context, ciOutput: string | undefined): void {
   if (!githubActionsEnabled(ciOutput, ctx.env)) return;
   const known = error instanceof CliError;
-  const message = known
-    ? error.message
-    : `Unexpected internal error: ${(error as Error)?.message ?? String(error)}`;
   const hint = known && error.hint ? `\n${error.hint}` : '';
   ctx.stderr.write(
     errorAnnotation(
       `esign: ${known ? error.code : 'internal'} (exit ${known ? error.exitCode : ExitCode.internal})`,
-      `${message}${hint}`,
+      `${messageOf(error)}${hint}`,
     ),
   );
 }
@@ -205,9 +220,11 @@ export function createProcessContext(
   const secrets = new Set<string>();
   const stdin = process.stdin as ReadStream;
   const stderr = redactingStream(failureTracking(process.stderr), secrets);
+  const stdout = redactingStream(failureTracking(process.stdout), secrets);
   return {
-    stdout: redactingStream(failureTracking(process.stdout), secrets),
+    stdout,
     stderr,
+    terminal: decideTerminal({ stdout, stderr }, process.env),
     spinnerStream: process.stderr,
     stdin: {
       isTTY: Boolean(stdin.isTTY),

@@ -12,7 +12,7 @@ import { batchResultLineForLog, publishBatchReport } from '../ci/batch-summary.j
 import { githubActionsEnabled, maskValues } from '../ci/github-actions.js';
 import type { GlobalOptions } from '../commands/options.js';
 import { connect, loadSettings } from '../commands/settings.js';
-import type { Settings } from '../config/settings.js';
+import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
 import { redact } from '../io/redact.js';
@@ -21,6 +21,7 @@ import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
 import { parseResult } from './formats.js';
 import { IntentJournal } from './journal.js';
+import { type NextStep, nextCommand } from './next-command.js';
 import { RateLimiter } from './pacing/rate-limiter.js';
 import {
   checkReadableFile,
@@ -95,13 +96,17 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   const defaults = await readDefaults(flags, ctx, settings);
   const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
   if (path) checkReadableFile(path, flags.file);
+  // A resume is refused when the earlier results were sent to another API than this run's.
+  const sameApi = { baseUrl: settings.baseUrl.value, shownAs: flags.output };
   if (flags.dryRun) {
-    const previous = output && flags.resume ? await loadPrevious(output, { write: false }) : new Map();
+    const previous =
+      output && flags.resume ? await loadPrevious(output, { ...sameApi, write: false }) : new Map();
     return { code: await dryRun(flags, ctx, format, path, defaults, previous), report: undefined };
   }
   const release = output ? await claimOutput(output, flags) : undefined;
   try {
-    const previous: PreviousResults = output && flags.resume ? await loadPrevious(output) : new Map();
+    const previous: PreviousResults =
+      output && flags.resume ? await loadPrevious(output, sameApi) : new Map();
     return await sendAll(resolved, settings, ctx, format, path, output, defaults, previous);
   } finally {
     await release?.();
@@ -181,19 +186,28 @@ async function dryRun(
   return ExitCode.ok;
 }
 
-/** The command that finishes this run, as the user can paste it. */
-export function resumeCommand(flags: BatchFlags, extra: string[] = []): string {
-  const quote = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
-  const args = ['esign', 'envelope', 'batch', flags.file];
-  if (flags.format) args.push('--format', flags.format);
-  if (flags.template) args.push('--template', flags.template);
-  for (const data of flags.data ?? []) args.push('--data', data);
-  for (const set of flags.set ?? []) args.push('--set', set);
-  if (flags.expiresInDays) args.push('--expires-in-days', flags.expiresInDays);
-  if (flags.profile) args.push('--profile', flags.profile);
-  if (flags.output) args.push('--output', flags.output);
-  args.push('--resume', ...extra);
-  return args.map(quote).join(' ');
+/**
+ * The command that finishes this run, as the user can paste it (next-command.ts). `flags.baseUrl`
+ * is the base URL the run sent to, wherever it came from.
+ */
+export function resumeCommand(flags: BatchFlags, extra: NextStep[] = []): string {
+  return nextCommand(flags, ['--resume', ...extra]);
+}
+
+/**
+ * The flags for the commands printed for what comes next: the API, profile and timeout this run
+ * used, even when they came from the environment (a command pasted into another shell, or into
+ * a CI step without that variable, must not send elsewhere) rather than from a flag.
+ */
+function flagsAsSent(flags: BatchFlags, settings: Settings): BatchFlags {
+  const chosen = <T>(setting: Setting<T>) => (setting.source === 'default' ? undefined : setting.value);
+  const timeoutMs = chosen(settings.timeoutMs);
+  return {
+    ...flags,
+    baseUrl: settings.baseUrl.value ?? flags.baseUrl,
+    profile: flags.profile ?? chosen(settings.profile),
+    timeout: flags.timeout ?? (timeoutMs === undefined ? undefined : String(timeoutMs / 1000)),
+  };
 }
 
 async function sendAll(
@@ -284,6 +298,7 @@ async function sendAll(
     }
 
     const where = output ? `in ${flags.output}` : 'on stdout';
+    const sentTo = flagsAsSent(flags, settings);
     const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
     const report = buildReport({
       total: checked.total,
@@ -316,7 +331,7 @@ async function sendAll(
 
     if (outputError) {
       const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls) : undefined;
-      throw outputFailed(flags, outputError, output, outcome.unwritten, secrets, mask);
+      throw outputFailed(sentTo, outputError, output, outcome.unwritten, secrets, mask);
     }
     if (outcome.stoppedBy) {
       outcome.stoppedBy.details.push(
@@ -333,11 +348,11 @@ async function sendAll(
           ? ''
           : ` ${outcome.abandoned} ${outcome.abandoned === 1 ? 'request in flight was' : 'requests in flight were'} abandoned: the envelope may exist${output ? ', and --resume reports it as unknown' : ''}.`;
       ctx.stderr.write(
-        `Interrupted: ${notSent} records were not sent.${abandoned}${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(flags)}` : ''}\n`,
+        `Interrupted: ${notSent} records were not sent.${abandoned}${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(sentTo)}` : ''}\n`,
       );
       return { code: ExitCode.interrupted, report };
     }
-    if (report.unknown > 0) ctx.stderr.write(unknownNextStep(flags, report.unknown, Boolean(output)));
+    if (report.unknown > 0) ctx.stderr.write(unknownNextStep(sentTo, report.unknown, Boolean(output)));
     const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
     return { code, report };
   } finally {
@@ -367,7 +382,7 @@ interface Sending {
 function sendRecords(run: Sending): ReturnType<typeof runBatch> {
   const { flags, ctx, checked, spool, client, results, journal, secrets, actions } = run;
   let sink: ResultSink;
-  if (results) sink = fileSink(results, secrets);
+  if (results) sink = fileSink(results, secrets, client.options.baseUrl);
   else if (actions) sink = actionsSink(stdoutSink(ctx.stdout), ctx.stderr);
   else sink = stdoutSink(ctx.stdout);
   const notes =

@@ -6,6 +6,7 @@
 // Results, one line a record (more keys allowed; the contract's `{"line": n, "ok": …}`):
 //   {"line":12,"ok":true,"envelope_id":"…","signing_url":"…",…,"request_id":"…","fingerprint":"…"}
 //   {"line":13,"ok":false,"error":{"code":"…","message":"…","status":429},"request_id":"…","fingerprint":"…"}
+// Lines in --output end with `"base_url":"…"`, the API the record was sent to (sinks.ts adds it).
 //
 // Journal (see journal.ts for what each line means to a resume):
 //   {"boot":"linux:…"}                                                  first line
@@ -40,6 +41,8 @@ export const CreatedResult = z.looseObject({
   request_id: z.optional(z.string()),
   /** Identifies the request sent for the record (template, signatory, merge data). */
   fingerprint: z.optional(z.string()),
+  /** The API the request went to (absent in files of earlier versions): a resume must go there too. */
+  base_url: z.optional(z.string()),
 });
 export type CreatedResult = z.infer<typeof CreatedResult>;
 
@@ -50,6 +53,7 @@ export const FailedResult = z.looseObject({
   error: ResultError,
   request_id: z.optional(z.string()),
   fingerprint: z.optional(z.string()),
+  base_url: z.optional(z.string()),
 });
 export type FailedResult = z.infer<typeof FailedResult>;
 

@@ -55,7 +55,11 @@ export async function dropTornTail(path: string): Promise<void> {
   }
 }
 
-export async function readPreviousResults(path: string): Promise<PreviousResults> {
+/**
+ * The outcome of each record in a results file. `baseUrls`, when given, receives every base URL
+ * the file's lines were sent to (lines of earlier versions name none).
+ */
+export async function readPreviousResults(path: string, baseUrls?: Set<string>): Promise<PreviousResults> {
   const results: PreviousResults = new Map();
   const lines = readLines(createReadStream(path));
   let lineNumber = 0;
@@ -75,6 +79,7 @@ export async function readPreviousResults(path: string): Promise<PreviousResults
       );
     }
     const entry = parsed.value;
+    if (entry.base_url !== undefined) baseUrls?.add(entry.base_url);
     const fingerprint = entry.fingerprint;
     const state: PreviousState = entry.ok
       ? 'created'

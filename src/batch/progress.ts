@@ -1,9 +1,8 @@
 // The live progress line of a batch on a terminal: done/total, failures, the send rate, the API's
-// quota when it says, a pause for the API, and time left. Whether to show it and in colour is
-// decided where every command decides it (spinnerWanted, colorLevel), never here.
+// quota when it says, a pause for the API, and time left. Whether to show it and in colour is the
+// run's terminal decision (ctx.terminal), taken through the one spinner of io/spinner.ts.
 import type { Context } from '../context.js';
-import { spinnerWanted } from '../io/spinner.js';
-import { colorLevel } from '../io/theme.js';
+import { startSpinner } from '../io/spinner.js';
 import type { LimiterState, RateLimiter } from './pacing/rate-limiter.js';
 import type { BatchCounts } from './run-batch.js';
 
@@ -48,15 +47,8 @@ export async function startProgress(
   settled: number,
   limiter: RateLimiter,
 ): Promise<Progress> {
-  if (!spinnerWanted(ctx)) return NONE;
-  const { default: ora } = await import('ora');
-  const spinner = ora({
-    text: `0/${total}`,
-    stream: ctx.spinnerStream,
-    isEnabled: true,
-    discardStdin: false,
-    color: colorLevel(ctx.stderr, ctx.env) === 0 ? false : 'cyan',
-  }).start();
+  if (!ctx.terminal.animations) return NONE;
+  const spinner = await startSpinner(ctx, `0/${total}`);
   const started = Date.now();
   let last = 0;
   let latest: BatchCounts = { created: 0, failed: 0, unknown: 0, skipped: settled };
@@ -66,7 +58,7 @@ export async function startProgress(
     const done = latest.created + latest.failed + latest.unknown + latest.skipped;
     const rate = (done - settled) / ((now - started) / 1000);
     const left = rate > 0 ? (total - done) / rate : undefined;
-    spinner.text = progressText(latest, limiter.state(now), total, now, left);
+    spinner.setText(progressText(latest, limiter.state(now), total, now, left));
   };
   // Also while nothing settles (a pause for the API), so that the line says why.
   const ticker = setInterval(render, 500);

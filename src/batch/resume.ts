@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { describeReadError } from '../io/files.js';
 import { acquireLock, releaseLock } from '../io/lock.js';
+import { escapeControl } from '../io/terminal-text.js';
 import { DurableAppender } from './durable-file.js';
 import { formatResult, OUTCOME_UNKNOWN } from './formats.js';
 import { readJournal, unansweredIntents } from './journal.js';
@@ -31,10 +32,16 @@ export function realOutputPath(output: string): string {
  * With --resume: what the earlier runs did, with unanswered intents turned into `unknown` results.
  * The journal is read even when --output is gone: its intents then all count as unknown.
  */
-export async function loadPrevious(output: string, { write = true } = {}): Promise<PreviousResults> {
+export async function loadPrevious(
+  output: string,
+  options: { write?: boolean; baseUrl?: string | undefined; shownAs?: string | undefined } = {},
+): Promise<PreviousResults> {
+  const { write = true, baseUrl } = options;
+  const baseUrls = new Set<string>();
   const previous: PreviousResults = existsSync(output)
-    ? await dropTornTail(output).then(() => readPreviousResults(output))
+    ? await dropTornTail(output).then(() => readPreviousResults(output, baseUrls))
     : new Map();
+  if (baseUrl !== undefined) checkSameApi(baseUrls, baseUrl, options.shownAs ?? output);
   const { intents, exact } = unansweredIntents(await readJournal(`${output}.pending`), previous);
   if (intents.length > 0) {
     const lines = intents.map((intent) =>
@@ -49,6 +56,7 @@ export async function loadPrevious(output: string, { write = true } = {}): Promi
           status: null,
         },
         fingerprint: intent.fingerprint,
+        ...(baseUrl === undefined ? {} : { base_url: baseUrl }),
       }),
     );
     if (write) {
@@ -70,6 +78,25 @@ export async function loadPrevious(output: string, { write = true } = {}): Promi
     }
   }
   return previous;
+}
+
+/** Base URLs are the same API when they differ only by trailing slashes. */
+const sameApi = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/**
+ * A resume sends to the API that created the earlier envelopes, or not at all: another API has
+ * none of them, so every record would be sent again there, and the results file would mix two.
+ */
+function checkSameApi(recorded: ReadonlySet<string>, baseUrl: string, shownAs: string): void {
+  const others = [...recorded].filter((url) => !sameApi(url, baseUrl));
+  if (others.length === 0) return;
+  const earlier = others.map((url) => escapeControl(url)).join(' and ');
+  throw new UsageError(
+    `--output ${shownAs} holds results of envelopes created at ${earlier}; this run would send to ${escapeControl(baseUrl)}. Nothing was sent.`,
+    {
+      hint: `Resume with --base-url ${escapeControl(others[0] as string)} (or the profile that uses it), or write to another --output to start a separate run there.`,
+    },
+  );
 }
 
 /**

@@ -67,9 +67,21 @@ export function stdoutSink(stdout: OutputStream): ResultSink {
  * lines of a turn of the event loop into one write: when that write fails, the lines it could not
  * store are `unread`, and run-batch reports them; a line refused at once is kept by run-batch.
  */
-export function fileSink(file: DurableAppender, secrets: ReadonlySet<string>): ResultSink {
+export function fileSink(
+  file: DurableAppender,
+  secrets: ReadonlySet<string>,
+  /** The API the records go to, added to each line as `base_url`: a resume must send there too. */
+  baseUrl?: string,
+): ResultSink {
+  const stamp = baseUrl === undefined ? undefined : `,"base_url":${JSON.stringify(baseUrl)}}\n`;
+  // A result line is one JSON object and its newline: the key goes in before the closing brace.
+  const stamped = (text: string) =>
+    stamp !== undefined && text.endsWith('}\n') ? `${text.slice(0, -2)}${stamp}` : text;
   return {
-    write: (text) => file.write(secrets.size === 0 ? text : redact(text, secrets)),
+    write: (line) => {
+      const text = stamped(line);
+      return file.write(secrets.size === 0 ? text : redact(text, secrets));
+    },
     flushed: () => file.flushed(),
     finish: () => file.ending(),
     broken: () => (file.failed ? true : undefined),

@@ -17,7 +17,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { loadProjectFile } from '../project/project-file.js';
 import { GlobalOptions, globalOptions } from './options.js';
 
-const KEYS = ['base_url'] as const;
+export const KEYS = ['base_url'] as const;
 type Key = (typeof KEYS)[number];
 
 function checkKey(key: string): Key {

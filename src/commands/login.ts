@@ -77,8 +77,8 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
     if (baseUrl) entry.base_url = baseUrl;
   });
 
-  const c = themeFor(ctx.stderr, ctx.env);
-  const mark = ctx.stderr.isTTY ? `${c.green('✓')} ` : '';
+  const c = themeFor(ctx.terminal, 'stderr');
+  const mark = ctx.terminal.stderrIsTTY ? `${c.green('✓')} ` : '';
   ctx.stderr.write(
     `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
   );

@@ -191,7 +191,7 @@ function startupJson(sandbox: RunningSandbox, flags: SandboxFlags): string {
 }
 
 function startupText(sandbox: RunningSandbox, flags: SandboxFlags, ctx: Context): string {
-  const c = themeFor(ctx.stdout, ctx.env);
+  const c = themeFor(ctx.terminal, 'stdout');
   const lines: string[] = [];
   const row = (label: string, value: string) => lines.push(`  ${c.dim(label.padEnd(15))}${value}`);
   lines.push(

@@ -29,7 +29,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
-    const c = themeFor(ctx.stdout, ctx.env);
+    const c = themeFor(ctx.terminal, 'stdout');
     const row = (label: string, value: string, source?: string) =>
       `  ${c.dim(label.padEnd(14))}${value}${source ? c.dim(` (${source})`) : ''}\n`;
     ctx.stdout.write(

@@ -33,7 +33,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     ctx.stderr.write(`${templates.file} names no templates for profile '${profile}'.\n`);
     return ExitCode.ok;
   }
-  const c = themeFor(ctx.stdout, ctx.env);
+  const c = themeFor(ctx.terminal, 'stdout');
   const width = Math.max(...names.map((name) => name.length));
   const perProfile = `profiles.${profile}.templates`;
   ctx.stdout.write(

@@ -1,29 +1,42 @@
-// A spinner on stderr while something slow happens, only where stderr is a terminal.
+// A spinner on stderr while something slow happens, where the run's terminal decision allows one.
+// Its colour is that decision's too: the frames are coloured here, with ora's own colouring off
+// (ora's chalk would decide by the process's environment, not the run's).
+import type { Ora } from 'ora';
 import type { Context } from '../context.js';
+import { themeFor } from './theme.js';
 
 export interface Spinner {
   stop(): void;
+  /** Replaces the text beside the spinner. */
+  setText(text: string): void;
 }
 
-const NONE: Spinner = { stop() {} };
+const NONE: Spinner = { stop() {}, setText() {} };
 
-export async function startSpinner(ctx: Context, text: string): Promise<Spinner> {
-  if (!spinnerWanted(ctx)) return NONE;
+/** An ora spinner drawn as the context decided; undefined when no spinner is drawn. */
+async function startOra(ctx: Context, text: string): Promise<Ora | undefined> {
+  if (!ctx.terminal.animations) return undefined;
   const { default: ora } = await import('ora');
   const spinner = ora({
     text,
     stream: ctx.spinnerStream,
     isEnabled: true,
     discardStdin: false,
-    color: ctx.env.NO_COLOR ? false : 'cyan',
-  }).start();
-  return { stop: () => spinner.stop() };
+    color: false,
+  });
+  const theme = themeFor(ctx.terminal, 'stderr');
+  const { interval, frames } = spinner.spinner;
+  spinner.spinner = { interval, frames: frames.map((frame) => theme.cyan(frame)) };
+  return spinner.start();
 }
 
-/**
- * Only on a terminal of known width (ora loops forever on a zero-column pty, as `script` makes),
- * and not in CI logs.
- */
-export function spinnerWanted(ctx: Context): boolean {
-  return ctx.stderr.isTTY && (ctx.stderr.columns ?? 0) > 0 && !ctx.env.CI;
+export async function startSpinner(ctx: Context, text: string): Promise<Spinner> {
+  const spinner = await startOra(ctx, text);
+  if (!spinner) return NONE;
+  return {
+    stop: () => spinner.stop(),
+    setText: (next) => {
+      spinner.text = next;
+    },
+  };
 }

@@ -33,3 +33,19 @@ export function escapeControl(text: string): string {
 export function hasControl(text: string): boolean {
   return HAS_CONTROL.test(text);
 }
+
+/**
+ * `text` cut to its first `maxChars` characters (with `…` when cut), then escaped: for text of any
+ * length from a client or a server shown in one log line (a path, a header).
+ */
+export function escapedExcerpt(text: string, maxChars = 200): string {
+  if (text.length <= maxChars) return escapeControl(text);
+  // Never cut a surrogate pair in two: half of one would print as a replacement character.
+  const end = /[\ud800-\udbff]/.test(text.charAt(maxChars - 1)) ? maxChars - 1 : maxChars;
+  return `${escapeControl(text.slice(0, end))}…`;
+}
+
+/** escapedExcerpt in double quotes, a quote inside written `\"`: a value quoted in a message. */
+export function quotedExcerpt(text: string, maxChars = 200): string {
+  return `"${escapedExcerpt(text, maxChars).replace(/"/g, '\\"')}"`;
+}

@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { escapeControl, escapedExcerpt, quotedExcerpt } from '../io/terminal-text.js';
 import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults/faults.js';
 import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './faults/rate-limit.js';
 import { RingLog } from './ring-log.js';
@@ -140,12 +141,6 @@ function originOf(host: string, port: number): string {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
-/** Keeps control characters from a client out of the terminal. */
-function printable(text: string): string {
-  const clean = text.replace(/[^\x20-\x7e]/g, '?');
-  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
-}
-
 function organisationInfo(store: SandboxStore, seed: Seed): SandboxOrganisationInfo[] {
   const known = new Map<string, string>();
   for (const org of seed.organisations)
@@ -258,10 +253,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     applyRateLimit(res, limiter, limiter.peek(token, now), now);
   };
 
-  /** The next fault queued with POST /_sandbox/faults, if any. */
-  const queuedShot = (): FaultShot | undefined => {
-    const fault = faults.takeNext();
-    return fault && { fault, source: 'queued with POST /_sandbox/faults' };
+  /**
+   * The fault a create request meets: its own X-Sandbox-Fault header, else the next one queued.
+   * 'answered': the header was not valid, and the request has had its 400.
+   */
+  const takeFault = (req: IncomingMessage, res: ServerResponse): FaultShot | 'answered' | undefined => {
+    const header = req.headers['x-sandbox-fault'];
+    if (header === undefined) {
+      const fault = faults.takeNext();
+      return fault ? { fault, source: 'queued with POST /_sandbox/faults' } : undefined;
+    }
+    const fault = parseOneShotFault(String(header));
+    if (fault) return { fault, source: 'X-Sandbox-Fault' };
+    peekRateLimit(req, res);
+    sendJson(res, 400, {
+      message: `X-Sandbox-Fault must be ${ONE_SHOT_FORMAT} (got ${quotedExcerpt(String(header))}).`,
+    });
+    return 'answered';
+  };
+
+  /** A 404 that says where the API is, for a path outside it. */
+  const notFound = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const isApi = path.startsWith(API_PREFIX);
+    if (isApi) peekRateLimit(req, res);
+    const where = isApi ? '' : ` The API's base URL is ${sandbox.origin}${API_PREFIX}.`;
+    sendJson(res, 404, { message: `Not found: ${req.method} ${escapedExcerpt(path)}.${where}` });
   };
 
   /** POST /api/v1/native/envelopes/create; the request log keeps the body it reads. */
@@ -291,29 +307,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   ): Promise<void> => {
     if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(req, res, path, sandbox);
     const isCreate = path === CREATE_PATH;
-    let shot: FaultShot | undefined;
-    if (isCreate && req.method === 'POST') {
-      const header = req.headers['x-sandbox-fault'];
-      if (header !== undefined) {
-        const fault = parseOneShotFault(String(header));
-        if (!fault) {
-          peekRateLimit(req, res);
-          sendJson(res, 400, {
-            message: `X-Sandbox-Fault must be ${ONE_SHOT_FORMAT} (got ${JSON.stringify(printable(String(header)))}).`,
-          });
-          return;
-        }
-        shot = { fault, source: 'X-Sandbox-Fault' };
-      } else shot = queuedShot();
-    }
+    const shot = isCreate && req.method === 'POST' ? takeFault(req, res) : undefined;
+    if (shot === 'answered') return;
     const latencyMs = shot?.fault.kind === 'latency' ? shot.fault.ms : faults.options.latencyMs;
     if (latencyMs > 0) await sleep(latencyMs);
     if (isCreate) return routeCreate(req, res, entry, shot);
     if (path.startsWith(SIGN_PREFIX)) return handleSignPage(req, res, path, sandbox);
-    const isApi = path.startsWith(API_PREFIX);
-    if (isApi) peekRateLimit(req, res);
-    const where = isApi ? '' : ` The API's base URL is ${sandbox.origin}${API_PREFIX}.`;
-    sendJson(res, 404, { message: `Not found: ${req.method} ${printable(path)}.${where}` });
+    notFound(req, res, path);
   };
 
   /** Gives the request its id (the client's X-Request-Id when usable) and keeps it for GET /_sandbox/requests. */
@@ -352,11 +352,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           ? String(res.statusCode)
           : 'aborted';
       if (entry) entry.status = status === 'dropped' || status === 'aborted' ? status : res.statusCode;
-      log(`${req.method} ${printable(path)} ${status} ${Math.round(performance.now() - started)}ms`);
+      log(`${req.method} ${escapedExcerpt(path)} ${status} ${Math.round(performance.now() - started)}ms`);
       if (stopping) setImmediate(() => server.closeIdleConnections());
     });
     route(req, res, path, entry).catch((error: unknown) => {
-      log(`error: ${req.method} ${printable(path)}: ${(error as Error)?.message ?? String(error)}`);
+      // An error's message can quote what the client sent (a parser's, say): escaped like the path.
+      log(
+        `error: ${req.method} ${escapedExcerpt(path)}: ${escapeControl((error as Error)?.message ?? String(error))}`,
+      );
       if (!res.headersSent)
         sendJson(res, 500, { message: `Server Error: ${(error as Error)?.message ?? 'unexpected failure'}` });
       else res.destroy();

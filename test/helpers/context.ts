@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { type Context, cachedStdin, type Env } from '../../src/context.js';
+import { decideTerminal } from '../../src/io/terminal.js';
 import { run } from '../../src/main.js';
 
 export class BufferStream {
@@ -77,6 +78,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     stdout: out,
     stderr: err,
     spinnerStream: err as unknown as NodeJS.WritableStream,
+    terminal: decideTerminal({ stdout: out, stderr: err }, env),
     stdin: {
       isTTY: options.stdinTTY ?? false,
       ...cachedStdin(() => Readable.from([Buffer.from(stdinText)]), {

@@ -176,7 +176,7 @@ function writeStepOutputs(envelope: Envelope, ctx: Context): void {
 
 /** The envelope for a person: a short block, coloured on a terminal, the same facts plain elsewhere. */
 export function renderEnvelope(envelope: Envelope, ctx: Context): string {
-  const c = themeFor(ctx.stdout, ctx.env);
+  const c = themeFor(ctx.terminal, 'stdout');
   const expires = new Date(envelope.expires_at);
   const rows: [string, string][] = [
     ['Envelope ID', envelope.envelope_id],
@@ -184,6 +184,6 @@ export function renderEnvelope(envelope: Envelope, ctx: Context): string {
     ['Signing URL', c.cyan.underline(envelope.signing_url)],
     ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
   ];
-  const head = ctx.stdout.isTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
+  const head = ctx.terminal.stdoutIsTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
   return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }
