@@ -132,7 +132,7 @@ function group(parent: Command, name: string, description: string, lines: string
         command.outputHelp();
         return;
       }
-      const { didYouMean } = await import('./io/suggest.js');
+      const { didYouMean } = await import('./text/suggest.js');
       const names = command.commands.flatMap((c) => [c.name(), ...c.aliases()]);
       throw new UsageError(
         `Unknown command '${typed}' for '${commandPath(command)}'.${didYouMean(typed, names)}`,
@@ -486,7 +486,7 @@ async function showHelp(program: Command, words: string[], ctx: Context): Promis
   for (const word of words) {
     const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
     if (!next) {
-      const { didYouMean } = await import('./io/suggest.js');
+      const { didYouMean } = await import('./text/suggest.js');
       const known = [
         ...command.commands.map((c) => c.name()),
         ...(command === program ? Object.keys(HELP_TOPICS) : []),

@@ -2,8 +2,8 @@
 // streams, a chosen TTY-ness, a temporary config directory and their own environment.
 import type { Readable } from 'node:stream';
 import { InterruptedError } from './errors.js';
-import { redact } from './io/redact.js';
 import type { TerminalDecision } from './io/terminal.js';
+import { redact } from './text/redact.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -74,7 +74,7 @@ export interface Context {
   addSecret(value: string): void;
 }
 
-export { redact } from './io/redact.js';
+export { redact } from './text/redact.js';
 
 /** Wraps a stream so that no registered secret can be written through it. */
 export function redactingStream(stream: OutputStream, secrets: ReadonlySet<string>): OutputStream {

@@ -1,7 +1,7 @@
 // The envelope API client: builds the request, sends it, and classifies the answer with its own
 // context (base URL, where the token came from) through src/api/outcome.ts.
 import type { Env } from '../context.js';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../text/terminal-text.js';
 import { HttpClient, type HttpResponse } from '../transport/http-client.js';
 import { type CreateOutcome, classifyAnswer, type ResponseContext } from './outcome.js';
 import type { CreateEnvelopeRequest } from './schemas.js';

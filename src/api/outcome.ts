@@ -21,7 +21,7 @@ import {
   RateLimitedError,
   ServerError,
 } from '../errors.js';
-import { escapeControl } from '../io/terminal-text.js';
+import { escapeControl } from '../text/terminal-text.js';
 import type { HttpResponse } from '../transport/http-client.js';
 import { parseRateLimit, type RateLimitInfo, waitFromRateLimit } from './rate-limit-headers.js';
 import { ApiErrorBody, CreateEnvelopeResponse, describeIssues, type Envelope, hotParser } from './schemas.js';

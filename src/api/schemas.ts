@@ -4,7 +4,7 @@
 // zod/mini is zod's tree-shakable build: the same validation with a functional API, at a fraction
 // of the start-up cost of the classic build (measured: ~20 ms less per process).
 import * as z from 'zod/mini';
-import { hasControl } from '../io/terminal-text.js';
+import { hasControl } from '../text/terminal-text.js';
 
 /** A ULID: 26 Crockford base-32 characters, the first at most 7 (48-bit time). Any case. */
 export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i;

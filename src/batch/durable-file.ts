@@ -8,7 +8,7 @@
 // between threads cost more than the writes).
 import { close, fchmodSync, fdatasync, fstatSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { syncFolder } from '../io/sync-folder.js';
+import { syncFolder } from '../fs/sync-folder.js';
 
 interface Waiter {
   upTo: number;

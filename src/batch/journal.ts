@@ -14,7 +14,7 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
 import { UsageError } from '../errors.js';
-import { readLines } from '../io/lines.js';
+import { readLines } from '../fs/lines.js';
 import { DurableAppender } from './durable-file.js';
 import { formatJournalHeader, formatReservation, formatSentNote, parseJournalEntry } from './formats.js';
 import type { PreviousResults } from './previous-results.js';

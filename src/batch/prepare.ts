@@ -9,7 +9,7 @@ import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { type Problems, parseExpiresInDays, parseSetFlags, readMergeDataFiles } from '../envelope/request.js';
 import { InterruptedError, UsageError } from '../errors.js';
-import { describeReadError } from '../io/files.js';
+import { describeReadError } from '../fs/files.js';
 import { resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
 import type { PreviousRecord, PreviousResults } from './previous-results.js';

@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat, truncate } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { readLines } from '../io/lines.js';
+import { readLines } from '../fs/lines.js';
 import { OUTCOME_UNKNOWN, parseResult } from './formats.js';
 
 export type PreviousState = 'created' | 'unknown' | 'failed';

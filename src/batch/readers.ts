@@ -5,8 +5,8 @@
 import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import { setMergeField } from '../envelope/request.js';
-import { CheckedLines, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
-import { readLineGroups } from '../io/lines.js';
+import { CheckedLines, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../fs/input-bytes.js';
+import { readLineGroups } from '../fs/lines.js';
 import { parseJsonText } from '../text/json.js';
 
 export type RawItem = { line: number; record: unknown } | { line: number; problem: string };

@@ -4,9 +4,9 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { describeReadError } from '../io/files.js';
-import { acquireLock, releaseLock } from '../io/lock.js';
-import { escapeControl } from '../io/terminal-text.js';
+import { describeReadError } from '../fs/files.js';
+import { acquireLock, releaseLock } from '../fs/lock.js';
+import { escapeControl } from '../text/terminal-text.js';
 import { DurableAppender } from './durable-file.js';
 import { formatResult, OUTCOME_UNKNOWN } from './formats.js';
 import { readJournal, unansweredIntents } from './journal.js';

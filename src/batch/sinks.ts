@@ -2,7 +2,7 @@
 // the --output file (written at once, synced in groups). Both say when they broke, and which lines
 // may not have reached their reader, so that no created envelope goes unreported.
 import type { OutputStream } from '../context.js';
-import { redact } from '../io/redact.js';
+import { redact } from '../text/redact.js';
 import type { DurableAppender } from './durable-file.js';
 import type { ResultSink } from './run-batch.js';
 

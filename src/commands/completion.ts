@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import type { CommandTree, CompleteWith } from '../command-types.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
-import { globalOptions } from './options.js';
+import { globalOptions } from '../options.js';
 
 export const options = z.object({
   ...globalOptions,

@@ -14,8 +14,8 @@ import {
 } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
+import { GlobalOptions, globalOptions } from '../options.js';
 import { loadProjectFile } from '../project/project-file.js';
-import { GlobalOptions, globalOptions } from './options.js';
 
 export const KEYS = ['base_url'] as const;
 type Key = (typeof KEYS)[number];

@@ -6,8 +6,8 @@ import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { themeFor } from '../io/theme.js';
+import { globalOptions } from '../options.js';
 import { loadProjectFile } from '../project/project-file.js';
-import { globalOptions } from './options.js';
 
 const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
 

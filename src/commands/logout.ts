@@ -5,8 +5,8 @@ import { resolveProfileName } from '../config/settings.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { GlobalOptions } from '../options.js';
 import { loadProjectFile } from '../project/project-file.js';
-import { GlobalOptions } from './options.js';
 
 export const options = GlobalOptions;
 

@@ -7,10 +7,11 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { CliError, type CliErrorOptions, ExitCode, InputError, UsageError } from '../errors.js';
-import { describeReadError } from '../io/files.js';
-import { acquireLock, releaseLock } from '../io/lock.js';
-import { syncFolder } from '../io/sync-folder.js';
+import { describeReadError } from '../fs/files.js';
+import { acquireLock, releaseLock } from '../fs/lock.js';
+import { syncFolder } from '../fs/sync-folder.js';
 import { themeFor } from '../io/theme.js';
+import { globalOptions, share, wholeNumber } from '../options.js';
 import {
   formatRateLimit,
   RATE_LIMIT_HEADER_STYLES,
@@ -26,7 +27,6 @@ import {
 import type { StateFileSystem } from '../sandbox/state/file-system.js';
 import { loadSeedFile as loadBareSeedFile, type Seed } from '../sandbox/state/seed.js';
 import { isLoopbackHost } from '../transport/loopback.js';
-import { globalOptions, share, wholeNumber } from './options.js';
 
 /** The flags, typed and checked: a bad value is a usage error naming the flag. */
 export const options = z.object({

@@ -1,13 +1,13 @@
 // esign status: which profile, base URL and token (masked) a command would use, and from where.
 import { existsSync } from 'node:fs';
 import type * as z from 'zod/mini';
+import { loadSettings } from '../config/connect.js';
 import { describeSource, maskToken, type Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
+import { GlobalOptions } from '../options.js';
 import { templateNamesFor } from '../project/templates.js';
-import { GlobalOptions } from './options.js';
-import { loadSettings } from './settings.js';
 
 export const options = GlobalOptions;
 

@@ -1,12 +1,12 @@
 // esign templates: the template names in force (the project file's, for the active profile) and
 // their ids. Nothing is sent: names are a local convenience, the API only knows ids.
 import type * as z from 'zod/mini';
+import { loadSettings } from '../config/connect.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
+import { GlobalOptions } from '../options.js';
 import { templateNamesFor } from '../project/templates.js';
-import { GlobalOptions } from './options.js';
-import { loadSettings } from './settings.js';
 
 export const options = GlobalOptions;
 

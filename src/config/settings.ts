@@ -2,8 +2,8 @@
 // the active profile, default.
 import type { Env } from '../context.js';
 import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
-import { didYouMean } from '../io/suggest.js';
 import { type LoadedProject, loadProjectFile } from '../project/project-file.js';
+import { didYouMean } from '../text/suggest.js';
 import { isLoopbackHost } from '../transport/loopback.js';
 import { configDir, configFilePath } from './paths.js';
 import { type ConfigFile, getProfile } from './store.js';

@@ -10,7 +10,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { ConfigFileError } from '../errors.js';
-import { acquireLock, releaseLock } from '../io/lock.js';
+import { acquireLock, releaseLock } from '../fs/lock.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { locate, readJson } from '../text/json.js';
 import { CONFIG_FILE_NAME, configFilePath } from './paths.js';

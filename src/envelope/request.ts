@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
 import { CreateEnvelopeRequest, hotParser } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
-import { describeReadError } from '../io/files.js';
-import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../io/input-bytes.js';
+import { describeReadError } from '../fs/files.js';
+import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../fs/input-bytes.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
 

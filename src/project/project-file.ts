@@ -6,9 +6,9 @@ import { dirname, join } from 'node:path';
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
-import { didYouMean } from '../io/suggest.js';
 import { describeIssue } from '../text/issues.js';
 import { locate, readJson } from '../text/json.js';
+import { didYouMean } from '../text/suggest.js';
 import { RATE_EXPECTED, readRate } from '../text/units.js';
 
 export const PROJECT_FILE_NAME = '.esign.json';

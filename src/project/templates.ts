@@ -3,7 +3,7 @@
 // same messages: a value shaped like an id says what is wrong with it as an id, a name that is not
 // in force says so, with the names there are or with the folder no project file was found from.
 import { ULID_PATTERN } from '../api/schemas.js';
-import { didYouMean } from '../io/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { type LoadedProject, PROJECT_FILE_NAME } from './project-file.js';
 
 /** The template names in force for one profile, and where they come from. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configPermissionWarning } from '../../src/config/store.js';
-import { acquireLock, releaseLock } from '../../src/io/lock.js';
+import { acquireLock, releaseLock } from '../../src/fs/lock.js';
 import { runCli } from '../helpers/context.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 

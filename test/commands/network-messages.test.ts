@@ -1,7 +1,7 @@
 // What the API layer says when the API answers with an error: request ids, the API's own text shown
 // as data, and hints that point at the real cause (issues 8 and 10).
 import { describe, expect, it } from 'vitest';
-import { hasControl } from '../../src/io/terminal-text.js';
+import { hasControl } from '../../src/text/terminal-text.js';
 import { HttpClient } from '../../src/transport/http-client.js';
 import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
 import { json, ok, useScriptedServer } from '../helpers/scripted-server.js';

@@ -5,7 +5,7 @@
 // stdin ends. With a log file, it notes there when it enters and leaves.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { acquireLock, releaseLock } from '../../src/io/lock.js';
+import { acquireLock, releaseLock } from '../../src/fs/lock.js';
 
 const [lockPath, waitMs, log] = process.argv.slice(2) as [string, string | undefined, string | undefined];
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();

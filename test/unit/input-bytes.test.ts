@@ -10,7 +10,7 @@ import {
   type InputProblem,
   invalidUtf8At,
   MAX_INPUT_RECORD_BYTES,
-} from '../../src/io/input-bytes.js';
+} from '../../src/fs/input-bytes.js';
 
 const fatal = new TextDecoder('utf-8', { fatal: true });
 const isValid = (bytes: Uint8Array) => {

@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readLines } from '../../src/io/lines.js';
+import { readLines } from '../../src/fs/lines.js';
 
 async function collect(chunks: (string | Buffer)[]): Promise<string[]> {
   const lines: string[] = [];

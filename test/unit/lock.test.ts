@@ -12,8 +12,8 @@ import {
   type ProcessView,
   parseLockRecord,
   releaseLock,
-} from '../../src/io/lock.js';
-import { processStartTime, startTimeFromStat } from '../../src/io/process-identity.js';
+} from '../../src/fs/lock.js';
+import { processStartTime, startTimeFromStat } from '../../src/fs/process-identity.js';
 import { bundleHelper } from '../helpers/spawn.js';
 
 const errors = {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../src/io/redact.js';
+import { redact } from '../../src/text/redact.js';
 
 const TOKEN = 'tok_"quoted\\slash_5f1c9a7e3b2d4c6a';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Envelope, ulid } from '../../src/api/schemas.js';
-import { escapeControl, hasControl } from '../../src/io/terminal-text.js';
+import { escapeControl, hasControl } from '../../src/text/terminal-text.js';
 
 describe('escapeControl', () => {
   it('shows C0, DEL, C1 and bidi controls as escapes and leaves the rest alone', () => {

@@ -3,7 +3,7 @@ import { maskToken, normalizeBaseUrl, parseTimeout, resolveSettings } from '../.
 import { redact } from '../../src/context.js';
 import { mergeValueToString, parseSetFlags } from '../../src/envelope/request.js';
 import { colorLevel } from '../../src/io/theme.js';
-import { formatRelative, formatUtc } from '../../src/io/time.js';
+import { formatRelative, formatUtc } from '../../src/text/time.js';
 
 describe('normalizeBaseUrl', () => {
   it.each([

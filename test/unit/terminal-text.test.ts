@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeControl, escapedExcerpt, hasControl, quotedExcerpt } from '../../src/io/terminal-text.js';
+import { escapeControl, escapedExcerpt, hasControl, quotedExcerpt } from '../../src/text/terminal-text.js';
 
 // Text rich in what must be escaped: controls, bidi overrides, `##[`, beside printable characters.
 const withControls = fc

@@ -5,8 +5,8 @@ import * as z from 'zod/mini';
 import { runBatchCore } from '../../batch/core.js';
 import { DEFAULT_MAX_RATE_WAIT_MS } from '../../batch/run-batch.js';
 import type { Context } from '../../context.js';
+import { fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
 import { DURATION_EXPECTED, parseDuration, parseRate, RATE_EXPECTED } from '../../text/units.js';
-import { fromText, globalOptions, repeated, wholeNumber } from '../options.js';
 
 export const options = z.object({
   ...globalOptions,

@@ -12,6 +12,7 @@ import {
   githubFiles,
   maskValues,
 } from '../../ci/github-actions.js';
+import { connect, loadSettings } from '../../config/connect.js';
 import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import {
@@ -24,10 +25,9 @@ import {
 } from '../../envelope/request.js';
 import { ExitCode, InputError, InterruptedError, OutputFailedError, UsageError } from '../../errors.js';
 import { themeFor } from '../../io/theme.js';
-import { formatRelative, formatUtc } from '../../io/time.js';
+import { globalOptions, repeated } from '../../options.js';
 import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
-import { globalOptions, repeated } from '../options.js';
-import { connect, loadSettings } from '../settings.js';
+import { formatRelative, formatUtc } from '../../text/time.js';
 
 /**
  * The flags, typed. What they mean together (a ULID, an email, merge data from files) is checked

@@ -1,5 +1,6 @@
 // What most commands start with: the settings (flag > env > profile > default) and an API client.
 import type { ApiClient } from '../api/client.js';
+import type { Context } from '../context.js';
 import {
   describeSource,
   type GlobalFlags,
@@ -7,9 +8,8 @@ import {
   requireToken,
   resolveSettings,
   type Settings,
-} from '../config/settings.js';
-import { readConfigFile, warnIfReadableByOthers } from '../config/store.js';
-import type { Context } from '../context.js';
+} from './settings.js';
+import { readConfigFile, warnIfReadableByOthers } from './store.js';
 
 export interface CommonOptions {
   profile?: string;
