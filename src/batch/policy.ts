@@ -16,6 +16,7 @@
 import type { CreateOutcome } from '../api/outcome.js';
 import { type BackoffOptions, retryDelay } from '../api/retry.js';
 import { NotAuthenticatedError } from '../errors.js';
+import { PAUSE_FLOOR_MS } from './pacing/pause.js';
 
 /** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
 export const DEFAULT_MAX_RATE_WAIT_MS = 15 * 60_000;
@@ -105,15 +106,25 @@ function retryStep(
   if (said === undefined && !bounds.backoff) return STORE_FAILED;
   // A 503 that asks for longer than a retry may wait: it is not worth holding the record.
   if (!rateLimited && said !== undefined && said > bounds.maxWaitMs) return STORE_FAILED;
-  const waitMs = retryDelay(state.attempts, said, bounds.backoff, bounds.random);
+  const shared = pauseMs !== undefined;
+  const waitMs = ownWait(retryDelay(state.attempts, said, bounds.backoff, bounds.random), said, shared);
   const waitedMs = Math.max(0, now - state.readyAt);
   if (waitedMs + waitMs > bounds.maxRateWaitMs) return { kind: 'expired', waitedMs, leftMs: waitMs };
   return {
     kind: 'retry',
     counts: rateLimited ? 'rate_wait' : 'attempt',
     waitMs,
-    shared: pauseMs !== undefined,
+    shared,
   };
+}
+
+/**
+ * A wait of the record's own that the server timed (a `create`, which has no shared pause) is at
+ * least the pause floor: a `Retry-After: 0` or a reset gone by is never a resend in a tight loop.
+ * A shared pause has its floor already (the limiter's pause), and a backoff its own growth.
+ */
+function ownWait(waitMs: number, said: number | undefined, shared: boolean): number {
+  return said !== undefined && !shared ? Math.max(PAUSE_FLOOR_MS, waitMs) : waitMs;
 }
 
 /** Counts the retry `step` in `state` (the caller does it once it goes ahead with the retry). */

@@ -348,6 +348,18 @@ describe('envelope create: API failures map to the contract', () => {
     await create([]);
   });
 
+  it('a Retry-After of 0 still waits the 1 s floor between sends: never a tight loop of 429s', async () => {
+    const limited = json(429, { message: 'Too Many Requests' }, { 'retry-after': '0' });
+    server.script(limited, limited, ok());
+    const { code } = await create(['-q']);
+    expect(code).toBe(0);
+    const at = server.requests.map((request) => request.at);
+    expect(at).toHaveLength(3);
+    // A lower bound only: a loaded machine can make the gaps longer, never shorter.
+    expect((at[1] as number) - (at[0] as number)).toBeGreaterThanOrEqual(950);
+    expect((at[2] as number) - (at[1] as number)).toBeGreaterThanOrEqual(950);
+  });
+
   it('does not retry a 429 or 503 without Retry-After: a create is not idempotent', async () => {
     server.script(json(503, { message: 'Unavailable' }));
     const unavailable = await create([]);

@@ -11,6 +11,8 @@ export interface ReceivedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** When the whole request had arrived (Date.now()). */
+  at: number;
 }
 
 export type Reply =
@@ -115,6 +117,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         url: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
       };
       const index = requests.push(received) - 1;
       const reply =

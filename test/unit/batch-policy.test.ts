@@ -186,13 +186,13 @@ const rows: Row[] = [
   ],
   // create: a batch of one that waits only when the server says how long.
   [
-    'create 429 Retry-After 0: sent again',
+    'create 429 Retry-After 0: sent again after the 1 s floor, never in a tight loop',
     retry('rate_limited', 0),
     state(),
     CREATE_BOUNDS,
     0,
     undefined,
-    RETRY('rate_wait', 0, false),
+    RETRY('rate_wait', 1000, false),
   ],
   [
     'create 429 after 3 of them: fails',
@@ -222,13 +222,13 @@ const rows: Row[] = [
     { kind: 'expired', waitedMs: 0, leftMs: 3_600_000 },
   ],
   [
-    'create 503 Retry-After 0: sent again',
+    'create 503 Retry-After 0: sent again after the 1 s floor',
     retry('unavailable', 0),
     state(0, 1),
     CREATE_BOUNDS,
     0,
     undefined,
-    RETRY('attempt', 0, false),
+    RETRY('attempt', 1000, false),
   ],
   [
     'create 503 without a time: fails (a create is not idempotent)',
