@@ -1,10 +1,6 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
 import * as z from 'zod/mini';
-import type { ApiClient } from '../../api/client.js';
-import { type CreateOutcome, classifyFailure } from '../../api/outcome.js';
-import { sleep } from '../../api/retry.js';
-import type { CreateEnvelopeRequest, Envelope } from '../../api/schemas.js';
-import { CREATE_BOUNDS, countRetry, nextStep, type RecordState } from '../../batch/policy.js';
+import type { Envelope } from '../../api/schemas.js';
 import {
   appendRunnerFile,
   formatOutputs,
@@ -23,7 +19,7 @@ import {
   readMergeDataFiles,
   validateRequest,
 } from '../../envelope/request.js';
-import { ExitCode, InputError, InterruptedError, OutputFailedError, UsageError } from '../../errors.js';
+import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
 import { themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
 import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
@@ -88,6 +84,7 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   }
 
   const client = await connect(settings, flags, ctx);
+  const { createEnvelope } = await import('../../envelope/send.js');
   const { startSpinner } = await import('../../io/spinner.js');
   const spinner = flags.json || flags.quiet ? { stop() {} } : await startSpinner(ctx, 'Creating envelope…');
   let envelope: Envelope;
@@ -106,38 +103,6 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   else ctx.stdout.write(renderEnvelope(envelope, ctx));
   if (actions) writeStepOutputs(envelope, ctx);
   return ExitCode.ok;
-}
-
-/**
- * Sends the request until it has an outcome the policy stores: a batch of one, with create's own
- * bounds (src/batch/policy.ts). Returns the envelope, or throws the outcome's error.
- */
-async function createEnvelope(
-  client: ApiClient,
-  request: CreateEnvelopeRequest,
-  ctx: Context,
-): Promise<Envelope> {
-  const state: RecordState = { attempts: 0, rateLimited: 0, readyAt: ctx.now().getTime() };
-  for (;;) {
-    let outcome: CreateOutcome;
-    try {
-      outcome = client.classify(await client.sendCreate(request, ctx.signal));
-    } catch (error) {
-      outcome = classifyFailure(error);
-    }
-    const step = nextStep(outcome, state, CREATE_BOUNDS, ctx.now().getTime());
-    if (outcome.kind === 'created') return outcome.envelope;
-    if (step.kind !== 'retry') throw outcome.error;
-    countRetry(state, step);
-    ctx.stderr.write(
-      `note: the API answered ${outcome.error.status}; retrying in ${(step.waitMs / 1000).toFixed(1)} s.\n`,
-    );
-    try {
-      await sleep(step.waitMs, ctx.signal);
-    } catch {
-      throw new InterruptedError('Interrupted while waiting to retry; no envelope was created.');
-    }
-  }
 }
 
 /** --template: a ULID, or a name from the project file (for the active profile). */
