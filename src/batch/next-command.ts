@@ -5,6 +5,7 @@
 // set, expiry, duplicates) and writes to the same --output. Every value is printed, defaults too:
 // a resume by a later version whose defaults changed still runs as the first half did. The token
 // is never a flag, so never in it.
+import { shellQuote } from '../text/shell.js';
 import { durationText, type Rate, rateText } from '../text/units.js';
 
 export interface NextCommandOptions {
@@ -28,11 +29,6 @@ export interface NextCommandOptions {
 }
 
 export type NextStep = '--resume' | '--retry-unknown';
-
-/** A word as a POSIX shell reads it back: bare when that is safe, else in single quotes. */
-export function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /** `--flag value`, or `--flag=value` when the value starts with a dash (never read as a flag). */
 function flag(name: string, value: string): string[] {
