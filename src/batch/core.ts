@@ -89,7 +89,7 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   }
   if (flags.retryUnknown && !flags.resume) throw new UsageError('--retry-unknown goes with --resume.');
   if (given) checkWritableFolder(given, flags.output as string);
-  const output = given ? realOutputPath(given) : undefined;
+  const output = given ? realOutputPath(given, flags.output) : undefined;
   // The settings first: the profile chooses which template names of the project file are in force.
   const settings = loadSettings(flags, ctx);
   const resolved = withProjectDefaults(flags, settings);
