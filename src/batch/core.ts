@@ -16,7 +16,7 @@ import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
 import { redact } from '../io/redact.js';
-import { parseRate, type Rate } from '../text/units.js';
+import { parseRate, RATE_EXPECTED, type Rate } from '../text/units.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
 import { parseResult } from './formats.js';
@@ -122,7 +122,8 @@ function withProjectDefaults(flags: BatchFlags, settings: Settings): ResolvedFla
     rate = parseRate(fromProject.rate);
     if (rate === undefined) {
       throw new UsageError(
-        `${project?.path}: 'defaults.rate' must be a count above 0 per time, like 10/s or 300/min (got "${fromProject.rate}").`,
+        // Worded as --rate's own refusal of the same text (src/text/units.ts).
+        `${project?.path}: 'defaults.rate' must be ${RATE_EXPECTED} (got "${fromProject.rate}").`,
       );
     }
   }
