@@ -16,7 +16,7 @@ import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
 import { redact } from '../io/redact.js';
-import { parseRate, RATE_EXPECTED, type Rate } from '../text/units.js';
+import { parseRate, RATE_EXPECTED, type Rate, secondsText } from '../text/units.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
 import { parseResult } from './formats.js';
@@ -485,7 +485,7 @@ function sendRecords(run: Sending): ReturnType<typeof runBatch> {
       onRetry: flags.verbose
         ? ({ line, status, waitMs }) =>
             ctx.stderr.write(
-              `line ${line}: ${status ?? 'network error'}; retrying in ${(waitMs / 1000).toFixed(1)} s\n`,
+              `line ${line}: ${status ?? 'network error'}; retrying in ${secondsText(waitMs)}\n`,
             )
         : undefined,
     },

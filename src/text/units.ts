@@ -96,6 +96,11 @@ export function rateText(rate: Rate): string {
   return `${decimal(rate.count)}/${window.replace(/^1(?=[a-z])/, '')}`;
 }
 
+/** A time taken or to wait, to a tenth of a second, as people read it: "1.5 s", "0.0 s". */
+export function secondsText(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
 /**
  * A wait ahead as people read it, in whole seconds rounded up and never "0 s" (a wait of 0.2 s is
  * still one): "Try again in 3 s", "resets in 1 s". The grammar above reads it back.

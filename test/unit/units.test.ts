@@ -10,6 +10,7 @@ import {
   parseRate,
   rateText,
   readRate,
+  secondsText,
   waitText,
 } from '../../src/text/units.js';
 
@@ -127,6 +128,16 @@ describe('written back in the same grammar', () => {
     );
     expect(waitText(200)).toBe('1 s');
     expect(waitText(3001)).toBe('4 s');
+  });
+
+  it('a time taken is written to a tenth of a second, and reads back within a twentieth', () => {
+    expect(secondsText(1234)).toBe('1.2 s');
+    expect(secondsText(0)).toBe('0.0 s');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 9 }), (ms) => {
+        expect(Math.abs((parseDuration(secondsText(ms)) as number) - ms)).toBeLessThanOrEqual(50);
+      }),
+    );
   });
 
   it('the sandbox banner and the next command write a rate alike', () => {

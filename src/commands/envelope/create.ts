@@ -26,6 +26,7 @@ import { ExitCode, InputError, InterruptedError, OutputFailedError, UsageError }
 import { themeFor } from '../../io/theme.js';
 import { formatRelative, formatUtc } from '../../io/time.js';
 import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
+import { secondsText } from '../../text/units.js';
 import { globalOptions, repeated } from '../options.js';
 import { connect, loadSettings } from '../settings.js';
 
@@ -130,7 +131,7 @@ async function createEnvelope(
     if (step.kind !== 'retry') throw outcome.error;
     countRetry(state, step);
     ctx.stderr.write(
-      `note: the API answered ${outcome.error.status}; retrying in ${(step.waitMs / 1000).toFixed(1)} s.\n`,
+      `note: the API answered ${outcome.error.status}; retrying in ${secondsText(step.waitMs)}.\n`,
     );
     try {
       await sleep(step.waitMs, ctx.signal);
