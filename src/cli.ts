@@ -7,6 +7,7 @@ import type * as z from 'zod/mini';
 import type { CommandModule, CommandTree, CompleteWith } from './command-types.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
+import { describeIssue } from './text/issues.js';
 
 /** What the entry point learns while a command line is parsed and run. */
 export interface ProgramHooks {
@@ -83,7 +84,7 @@ export function parseOptions<T>(schema: z.ZodMiniType<T>, command: Command): T {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const key = String(issue.path[0] ?? '');
-    return `${flagName(command, key)} ${issue.message}${describeValue(raw[key])}`;
+    return `${flagName(command, key)} ${describeIssue(issue)}${describeValue(raw[key])}`;
   });
   throw new UsageError(`${problems[0]}.`, {
     details: problems.slice(1),

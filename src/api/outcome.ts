@@ -22,6 +22,7 @@ import {
   ServerError,
 } from '../errors.js';
 import { escapeControl } from '../text/terminal-text.js';
+import { waitText } from '../text/units.js';
 import type { HttpResponse } from '../transport/http-client.js';
 import { parseRateLimit, type RateLimitInfo, waitFromRateLimit } from './rate-limit-headers.js';
 import { ApiErrorBody, CreateEnvelopeResponse, describeIssues, type Envelope, hotParser } from './schemas.js';
@@ -112,20 +113,16 @@ function unauthenticatedHint(context: ResponseContext): string {
   return 'The token is invalid or was revoked. Create a new one in the dashboard (Settings → API Tokens → Create New Token), then run `esign login`.';
 }
 
-function seconds(ms: number): string {
-  return `${Math.max(1, Math.ceil(ms / 1000))} s`;
-}
-
 /** What a 429's headers say about when to try again, for the hint. */
 function rateLimitHint(info: RateLimitInfo, now: number): string {
   const parts: string[] = [];
-  if (info.retryAfterMs !== undefined) parts.push(`Try again in ${seconds(info.retryAfterMs)}.`);
+  if (info.retryAfterMs !== undefined) parts.push(`Try again in ${waitText(info.retryAfterMs)}.`);
   else if (info.resetAt !== undefined) {
     const wait = info.resetAt - now;
-    parts.push(wait > 0 ? `The quota resets in ${seconds(wait)}.` : 'The quota has reset; try again.');
+    parts.push(wait > 0 ? `The quota resets in ${waitText(wait)}.` : 'The quota has reset; try again.');
   }
   if (info.limit !== undefined) {
-    const per = info.windowMs === undefined ? '' : ` per ${seconds(info.windowMs)}`;
+    const per = info.windowMs === undefined ? '' : ` per ${waitText(info.windowMs)}`;
     parts.push(`The limit is ${info.limit} requests${per}.`);
   }
   return ['Slow down, or retry later.', ...parts].join(' ');

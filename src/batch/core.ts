@@ -16,7 +16,7 @@ import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../options.js';
 import { redact } from '../text/redact.js';
-import { parseRate, type Rate } from '../text/units.js';
+import { parseRate, RATE_EXPECTED, type Rate, secondsText } from '../text/units.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
 import { parseResult } from './formats.js';
@@ -36,7 +36,7 @@ import type { PreviousResults } from './previous-results.js';
 import { startProgress } from './progress.js';
 import { type BatchReport, buildReport, summaryText } from './report.js';
 import { claimOutput, loadPrevious, realOutputPath } from './resume.js';
-import { failuresText, type ResultSink, runBatch } from './run-batch.js';
+import { type BatchOutcome, failuresText, type ResultSink, runBatch } from './run-batch.js';
 import { fileSink, stdoutSink } from './sinks.js';
 import { createSpool, type SpooledRecord } from './spool.js';
 
@@ -89,7 +89,7 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   }
   if (flags.retryUnknown && !flags.resume) throw new UsageError('--retry-unknown goes with --resume.');
   if (given) checkWritableFolder(given, flags.output as string);
-  const output = given ? realOutputPath(given) : undefined;
+  const output = given ? realOutputPath(given, flags.output) : undefined;
   // The settings first: the profile chooses which template names of the project file are in force.
   const settings = loadSettings(flags, ctx);
   const resolved = withProjectDefaults(flags, settings);
@@ -122,7 +122,8 @@ function withProjectDefaults(flags: BatchFlags, settings: Settings): ResolvedFla
     rate = parseRate(fromProject.rate);
     if (rate === undefined) {
       throw new UsageError(
-        `${project?.path}: 'defaults.rate' must be a count above 0 per time, like 10/s or 300/min (got "${fromProject.rate}").`,
+        // Worded as --rate's own refusal of the same text (src/text/units.ts).
+        `${project?.path}: 'defaults.rate' must be ${RATE_EXPECTED} (got "${fromProject.rate}").`,
       );
     }
   }
@@ -220,144 +221,214 @@ async function sendAll(
   defaults: BatchDefaults,
   previous: PreviousResults,
 ): Promise<BatchRun> {
-  const { concurrency } = flags;
   const spool = createSpool();
   try {
-    let checked: Prepared;
-    try {
-      checked = await prepare(
-        format,
-        input(ctx, path),
-        defaults,
-        previous,
-        Boolean(flags.retryUnknown),
-        spool.writer,
-        ctx.signal,
-      );
-      spool.writer.finish();
-    } finally {
-      spool.writer.close();
-    }
-    if (checked.problemCount > 0) throw invalid(checked, 'nothing was sent');
-    if (checked.duplicateCount > 0 && !flags.allowDuplicates) {
-      ctx.stderr.write(
-        `${duplicatesWarning(checked)}  Sending them anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
-      );
-    }
-
-    const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
-    const client = await connect(settings, flags, ctx, { connections: concurrency });
-    const token = settings.token.value;
-    const secrets = new Set(token ? [token] : []);
-    const results = output
-      ? DurableAppender.open(output, { syncEveryMs: RESULTS_SYNC_EVERY_MS, mode: 0o600, gather: true })
-      : undefined;
-    const journalPath = output ? `${output}.pending` : undefined;
-    const journal = journalPath ? await IntentJournal.create(journalPath, { results }) : undefined;
-    // The run's one clock: real time, as the pacer's waits are real.
-    const clock = Date.now;
-    const limiter = new RateLimiter(clock(), { ceiling: flags.rate, concurrency });
-    const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter);
-    // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports
-    // them as unknown), then the summary and the resume command are still printed.
-    const hard = new AbortController();
-    setMaxListeners(concurrency + 16, hard.signal);
-    ctx.secondInterrupt.claim();
-    const onSecond = () => hard.abort(ctx.secondInterrupt.signal.reason);
-    ctx.secondInterrupt.signal.addEventListener('abort', onSecond, { once: true });
-    const started = performance.now();
-    let outcome: Awaited<ReturnType<typeof runBatch>> | undefined;
-    try {
-      outcome = await sendRecords({
-        flags,
-        ctx,
-        checked,
-        spool,
-        client,
-        results,
-        journal,
-        secrets,
-        actions,
-        limiter,
-        clock,
-        progress,
-        hard,
-      });
-    } finally {
-      ctx.secondInterrupt.signal.removeEventListener('abort', onSecond);
-      progress.stop();
-      await client.close();
-      await results?.close().catch(() => {});
-      await journal?.close().catch(() => {});
-      // When the run ended normally, every request that left has its answer stored and synced, so
-      // the intents are spent. Otherwise (storing failed, a second Ctrl-C, an unexpected error)
-      // they are kept: a resumed run treats the records they name as unknown.
-      if (journalPath && outcome && !outcome.outputError && !hard.signal.aborted) {
-        await unlink(journalPath).catch(() => {});
-      }
-    }
-
-    const where = output ? `in ${flags.output}` : 'on stdout';
-    const sentTo = flagsAsSent(flags, settings);
-    const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
-    const report = buildReport({
-      total: checked.total,
-      counts: outcome.counts,
-      elapsedMs: performance.now() - started,
-      limits: outcome.limits,
-      resultsFile: output,
-      interrupted: outcome.interrupted,
-      outputError: outputError ? String(outputError.code ?? outputError.message) : undefined,
-      unwritten: outcome.unwritten.length,
-      records: outcome.records,
-      recordsSeen: outcome.recordsSeen,
-    });
-    ctx.stderr.write(summaryText(report, where));
-    // The failed records' errors and hints, as `create` prints its own (a 401 stops the run and is
-    // printed as the run's error instead).
-    ctx.stderr.write(failuresText(outcome));
-    // In GitHub Actions: the job summary and the step outputs. A runner file that cannot be
-    // written is the run's error only when nothing else went wrong; otherwise it is a note.
-    if (actions) {
-      try {
-        publishBatchReport(report, ctx.env);
-      } catch (error) {
-        const clean =
-          !outputError && !outcome.stoppedBy && !outcome.interrupted && report.failed + report.unknown === 0;
-        if (clean) throw error;
-        ctx.stderr.write(`warning: ${(error as Error).message}\n`);
-      }
-    }
-
-    if (outputError) {
-      const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls) : undefined;
-      throw outputFailed(sentTo, outputError, output, outcome.unwritten, secrets, mask);
-    }
-    if (outcome.stoppedBy) {
-      outcome.stoppedBy.details.push(
-        'The batch stopped at the first 401; records not yet sent were left for a later run.',
-      );
-      throw outcome.stoppedBy;
-    }
-    if (outcome.interrupted) {
-      const { counts } = outcome;
-      const notSent =
-        checked.total - counts.created - counts.failed - counts.unknown - counts.skipped - outcome.abandoned;
-      const abandoned =
-        outcome.abandoned === 0
-          ? ''
-          : ` ${outcome.abandoned} ${outcome.abandoned === 1 ? 'request in flight was' : 'requests in flight were'} abandoned: the envelope may exist${output ? ', and --resume reports it as unknown' : ''}.`;
-      ctx.stderr.write(
-        `Interrupted: ${notSent} records were not sent.${abandoned}${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(sentTo)}` : ''}\n`,
-      );
-      return { code: ExitCode.interrupted, report };
-    }
-    if (report.unknown > 0) ctx.stderr.write(unknownNextStep(sentTo, report.unknown, Boolean(output)));
-    const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
-    return { code, report };
+    const checked = await checkRecords(flags, ctx, format, path, defaults, previous, spool);
+    const sent = await sendChecked(flags, settings, ctx, output, checked, spool);
+    return reportRun(flags, settings, ctx, output, checked, sent);
   } finally {
     spool.dispose();
   }
+}
+
+/**
+ * Reads and checks every record into the spool before any is sent: an invalid record refuses the
+ * whole input; duplicates are sent, with a warning unless --allow-duplicates says they are meant.
+ */
+async function checkRecords(
+  flags: ResolvedFlags,
+  ctx: Context,
+  format: InputFormat,
+  path: string | undefined,
+  defaults: BatchDefaults,
+  previous: PreviousResults,
+  spool: ReturnType<typeof createSpool>,
+): Promise<Prepared> {
+  let checked: Prepared;
+  try {
+    checked = await prepare(
+      format,
+      input(ctx, path),
+      defaults,
+      previous,
+      Boolean(flags.retryUnknown),
+      spool.writer,
+      ctx.signal,
+    );
+    spool.writer.finish();
+  } finally {
+    spool.writer.close();
+  }
+  if (checked.problemCount > 0) throw invalid(checked, 'nothing was sent');
+  if (checked.duplicateCount > 0 && !flags.allowDuplicates) {
+    ctx.stderr.write(
+      `${duplicatesWarning(checked)}  Sending them anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
+    );
+  }
+  return checked;
+}
+
+/** What the sending phase hands to the report. */
+interface Sent {
+  outcome: BatchOutcome;
+  elapsedMs: number;
+  /** In GitHub Actions: a job summary and step outputs are published. */
+  actions: boolean;
+  secrets: ReadonlySet<string>;
+}
+
+/**
+ * Opens what sending needs (the client, the results file, the journal, the pacing, the progress
+ * line, the second Ctrl-C), sends the checked records, and closes it all whatever happened.
+ */
+async function sendChecked(
+  flags: ResolvedFlags,
+  settings: Settings,
+  ctx: Context,
+  output: string | undefined,
+  checked: Prepared,
+  spool: ReturnType<typeof createSpool>,
+): Promise<Sent> {
+  const { concurrency } = flags;
+  const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
+  const client = await connect(settings, flags, ctx, { connections: concurrency });
+  const token = settings.token.value;
+  const secrets = new Set(token ? [token] : []);
+  const results = output
+    ? DurableAppender.open(output, { syncEveryMs: RESULTS_SYNC_EVERY_MS, mode: 0o600, gather: true })
+    : undefined;
+  const journalPath = output ? `${output}.pending` : undefined;
+  const journal = journalPath ? await IntentJournal.create(journalPath, { results }) : undefined;
+  // The run's one clock: real time, as the pacer's waits are real.
+  const clock = Date.now;
+  const limiter = new RateLimiter(clock(), { ceiling: flags.rate, concurrency });
+  const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter);
+  // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports
+  // them as unknown), then the summary and the resume command are still printed.
+  const hard = new AbortController();
+  setMaxListeners(concurrency + 16, hard.signal);
+  ctx.secondInterrupt.claim();
+  const onSecond = () => hard.abort(ctx.secondInterrupt.signal.reason);
+  ctx.secondInterrupt.signal.addEventListener('abort', onSecond, { once: true });
+  const started = performance.now();
+  let outcome: BatchOutcome | undefined;
+  try {
+    outcome = await sendRecords({
+      flags,
+      ctx,
+      checked,
+      spool,
+      client,
+      results,
+      journal,
+      secrets,
+      actions,
+      limiter,
+      clock,
+      progress,
+      hard,
+    });
+  } finally {
+    ctx.secondInterrupt.signal.removeEventListener('abort', onSecond);
+    progress.stop();
+    await client.close();
+    await results?.close().catch(() => {});
+    await journal?.close().catch(() => {});
+    // When the run ended normally, every request that left has its answer stored and synced, so
+    // the intents are spent. Otherwise (storing failed, a second Ctrl-C, an unexpected error)
+    // they are kept: a resumed run treats the records they name as unknown.
+    if (journalPath && outcome && !outcome.outputError && !hard.signal.aborted) {
+      await unlink(journalPath).catch(() => {});
+    }
+  }
+  return { outcome, elapsedMs: performance.now() - started, actions, secrets };
+}
+
+/**
+ * The end of a run: the summary and the failed records on stderr, the CI report, then the run's
+ * error (results not written, a 401) or its exit code with the command that finishes it.
+ */
+function reportRun(
+  flags: ResolvedFlags,
+  settings: Settings,
+  ctx: Context,
+  output: string | undefined,
+  checked: Prepared,
+  { outcome, elapsedMs, actions, secrets }: Sent,
+): BatchRun {
+  const where = output ? `in ${flags.output}` : 'on stdout';
+  const sentTo = flagsAsSent(flags, settings);
+  const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
+  const report = buildReport({
+    total: checked.total,
+    counts: outcome.counts,
+    elapsedMs,
+    limits: outcome.limits,
+    resultsFile: output,
+    interrupted: outcome.interrupted,
+    outputError: outputError ? String(outputError.code ?? outputError.message) : undefined,
+    unwritten: outcome.unwritten.length,
+    records: outcome.records,
+    recordsSeen: outcome.recordsSeen,
+  });
+  ctx.stderr.write(summaryText(report, where));
+  // The failed records' errors and hints, as `create` prints its own (a 401 stops the run and is
+  // printed as the run's error instead).
+  ctx.stderr.write(failuresText(outcome));
+  if (actions) publishForActions(report, outcome, ctx);
+
+  if (outputError) {
+    const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls) : undefined;
+    throw outputFailed(sentTo, outputError, output, outcome.unwritten, secrets, mask);
+  }
+  if (outcome.stoppedBy) {
+    outcome.stoppedBy.details.push(
+      'The batch stopped at the first 401; records not yet sent were left for a later run.',
+    );
+    throw outcome.stoppedBy;
+  }
+  if (outcome.interrupted) {
+    ctx.stderr.write(interruptedText(sentTo, checked, outcome, output));
+    return { code: ExitCode.interrupted, report };
+  }
+  if (report.unknown > 0) ctx.stderr.write(unknownNextStep(sentTo, report.unknown, Boolean(output)));
+  const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
+  return { code, report };
+}
+
+/**
+ * In GitHub Actions: the job summary and the step outputs. A runner file that cannot be written is
+ * the run's error only when nothing else went wrong; otherwise it is a note.
+ */
+function publishForActions(report: BatchReport, outcome: BatchOutcome, ctx: Context): void {
+  try {
+    publishBatchReport(report, ctx.env);
+  } catch (error) {
+    const clean =
+      !outcome.outputError &&
+      !outcome.stoppedBy &&
+      !outcome.interrupted &&
+      report.failed + report.unknown === 0;
+    if (clean) throw error;
+    ctx.stderr.write(`warning: ${(error as Error).message}\n`);
+  }
+}
+
+/** What an interrupted run left: records not sent, requests abandoned, the command that finishes. */
+function interruptedText(
+  flags: BatchFlags,
+  checked: Prepared,
+  outcome: BatchOutcome,
+  output: string | undefined,
+): string {
+  const { counts } = outcome;
+  const notSent =
+    checked.total - counts.created - counts.failed - counts.unknown - counts.skipped - outcome.abandoned;
+  const abandoned =
+    outcome.abandoned === 0
+      ? ''
+      : ` ${outcome.abandoned} ${outcome.abandoned === 1 ? 'request in flight was' : 'requests in flight were'} abandoned: the envelope may exist${output ? ', and --resume reports it as unknown' : ''}.`;
+  return `Interrupted: ${notSent} records were not sent.${abandoned}${output ? ` Run the same command with --resume to finish.\n  ${resumeCommand(flags)}` : ''}\n`;
 }
 
 /** What sendAll has ready when the records go out. */
@@ -414,7 +485,7 @@ function sendRecords(run: Sending): ReturnType<typeof runBatch> {
       onRetry: flags.verbose
         ? ({ line, status, waitMs }) =>
             ctx.stderr.write(
-              `line ${line}: ${status ?? 'network error'}; retrying in ${(waitMs / 1000).toFixed(1)} s\n`,
+              `line ${line}: ${status ?? 'network error'}; retrying in ${secondsText(waitMs)}\n`,
             )
         : undefined,
     },

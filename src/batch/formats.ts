@@ -30,6 +30,8 @@ export const ResultError = z.looseObject({
   /** HTTP status of the answer, or null when there was none. */
   status: z.optional(z.nullable(z.int())),
   details: z.optional(z.array(z.string())),
+  /** What to do about it, as `create` prints it under the error. */
+  hint: z.optional(z.string()),
 });
 
 /** A created envelope: the envelope's fields as the API gave them, between line/ok and request_id. */

@@ -5,7 +5,8 @@
 // set, expiry, duplicates) and writes to the same --output. Every value is printed, defaults too:
 // a resume by a later version whose defaults changed still runs as the first half did. The token
 // is never a flag, so never in it.
-import type { Rate } from '../text/units.js';
+import { shellQuote } from '../text/shell.js';
+import { durationText, type Rate, rateText } from '../text/units.js';
 
 export interface NextCommandOptions {
   file: string;
@@ -28,37 +29,6 @@ export interface NextCommandOptions {
 }
 
 export type NextStep = '--resume' | '--retry-unknown';
-
-/** A word as a POSIX shell reads it back: bare when that is safe, else in single quotes. */
-export function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A number in plain decimals (never `1e-7`, which no flag parser reads). */
-function decimal(value: number): string {
-  const text = String(value);
-  return /e/i.test(text) ? value.toFixed(20).replace(/\.?0+$/, '') : text;
-}
-
-const UNITS: [number, string][] = [
-  [3_600_000, 'h'],
-  [60_000, 'm'],
-  [1000, 's'],
-];
-
-/** Milliseconds in the largest unit that holds them whole: `15m`, `90s`, `1500ms`. */
-export function durationText(ms: number): string {
-  for (const [size, unit] of UNITS) {
-    if (ms !== 0 && ms % size === 0) return `${decimal(ms / size)}${unit}`;
-  }
-  return ms === 0 ? '0s' : `${decimal(ms)}ms`;
-}
-
-/** A rate as --rate reads it: `100/min`, `5/s`, `20/30s`. */
-export function rateText(rate: Rate): string {
-  const window = durationText(rate.perMs).replace(/m$/, 'min');
-  return `${decimal(rate.count)}/${window.replace(/^1(?=[a-z])/, '')}`;
-}
 
 /** `--flag value`, or `--flag=value` when the value starts with a dash (never read as a flag). */
 function flag(name: string, value: string): string[] {

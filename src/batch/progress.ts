@@ -3,6 +3,7 @@
 // run's terminal decision (ctx.terminal), taken through the one spinner of io/spinner.ts.
 import type { Context } from '../context.js';
 import { startSpinner } from '../io/spinner.js';
+import { waitText } from '../text/units.js';
 import type { LimiterState, RateLimiter } from './pacing/rate-limiter.js';
 import type { BatchCounts } from './run-batch.js';
 
@@ -12,8 +13,6 @@ export interface Progress {
 }
 
 const NONE: Progress = { update: () => {}, stop: () => {} };
-
-const inSeconds = (ms: number) => `${Math.max(1, Math.ceil(ms / 1000))} s`;
 
 /** The progress text (pure, for tests). `settled`: records done before sending started. */
 export function progressText(
@@ -31,10 +30,10 @@ export function progressText(
   ];
   if (limits.remaining !== undefined && limits.resetAt !== undefined) {
     const of = limits.limit === undefined ? '' : `/${limits.limit}`;
-    parts.push(`quota ${limits.remaining}${of} left, resets in ${inSeconds(limits.resetAt - now)}`);
+    parts.push(`quota ${limits.remaining}${of} left, resets in ${waitText(limits.resetAt - now)}`);
   }
   if (limits.pausedUntil !== undefined) {
-    parts.push(`paused: the API asked to wait ${inSeconds(limits.pausedUntil - now)}`);
+    parts.push(`paused: the API asked to wait ${waitText(limits.pausedUntil - now)}`);
   }
   if (left !== undefined) parts.push(`${left.toFixed(0)} s left`);
   return parts.join(' · ');

@@ -1,5 +1,7 @@
 // The end-of-run report: one typed object that the batch's run core returns, from which the summary
 // on stderr is rendered (and, for the GitHub Action, a job summary) without touching batch internals.
+
+import { secondsText } from '../text/units.js';
 import type { LimiterState } from './pacing/rate-limiter.js';
 import type { BatchCounts } from './run-batch.js';
 
@@ -77,15 +79,14 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /** The summary line on stderr. `where`: "in results.jsonl" or "on stdout". */
 export function summaryText(report: BatchReport, where: string): string {
-  const seconds = report.elapsedMs / 1000;
   const rate = report.rate === undefined ? '' : ` (${report.rate.toFixed(0)}/s)`;
-  let text = `Batch: ${report.created} created, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} skipped of ${report.total} records in ${seconds.toFixed(1)} s${rate}; results ${where}.\n`;
+  let text = `Batch: ${report.created} created, ${report.failed} failed, ${report.unknown} unknown, ${report.skipped} skipped of ${report.total} records in ${secondsText(report.elapsedMs)}${rate}; results ${where}.\n`;
   if (report.unwritten > 0) {
     // The counts above are of stored results; these may be created without one (or unread on stdout).
     text += `${plural(report.unwritten, 'envelope')} created (or maybe created) may have no stored result: listed below.\n`;
   }
   if (report.rateLimited > 0) {
-    text += `The API rate-limited ${plural(report.rateLimited, 'request')} (429); the batch waited ${(report.waitedMs / 1000).toFixed(1)} s for it in all.\n`;
+    text += `The API rate-limited ${plural(report.rateLimited, 'request')} (429); the batch waited ${secondsText(report.waitedMs)} for it in all.\n`;
   }
   return text;
 }

@@ -1,8 +1,8 @@
 // Resuming a batch: one run at a time on an --output (a lock keyed on the real file), no earlier
 // results overwritten without --resume, and what the earlier runs did read back, with the intents
 // nobody answered turned into `unknown` results.
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
@@ -13,19 +13,58 @@ import { readJournal, unansweredIntents } from './journal.js';
 import { dropTornTail, type PreviousResults, readPreviousResults } from './previous-results.js';
 
 /**
- * The file --output names, through any symbolic links (a missing file: its folder's real path), so
- * that two names of one file share one lock and one journal.
+ * The file --output names, through any symbolic links, so that two names of one file share one lock
+ * and one journal. A link to a file not written yet is followed too (to the name it will have, its
+ * folder's real path); a missing file that is no link: its folder's real path. `shown` is the path as
+ * the user gave it, for the error about a loop of links.
  */
-export function realOutputPath(output: string): string {
-  try {
-    return realpathSync(output);
-  } catch {
-    try {
-      return join(realpathSync(dirname(output)), basename(output));
-    } catch {
-      return output;
-    }
+export function realOutputPath(output: string, shown: string = output): string {
+  const followed = new Set<string>();
+  let path = output;
+  for (;;) {
+    const real = existingRealPath(path, shown);
+    if (real !== undefined) return real;
+    const target = linkTarget(path);
+    if (target === undefined) return inRealFolder(path);
+    if (followed.has(path)) throw linkLoop(shown);
+    followed.add(path);
+    // A relative target is relative to the folder of the link, as the system reads it.
+    path = resolve(dirname(path), target);
   }
+}
+
+/** The real path of a file that exists; undefined when it does not (a dangling link included). */
+function existingRealPath(path: string, shown: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkLoop(shown);
+    return undefined;
+  }
+}
+
+/** Where a symbolic link points, as written in it; undefined when `path` is no link. */
+function linkTarget(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A file not there yet, in its folder's real path (the path as it is when that cannot be read). */
+function inRealFolder(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
+function linkLoop(shown: string): UsageError {
+  return new UsageError(`--output ${shown} is a loop of symbolic links: it never reaches a file.`, {
+    hint: 'Point --output at a file, or fix the links.',
+  });
 }
 
 /**

@@ -550,9 +550,11 @@ function mayHaveEnvelope(text: string): boolean {
   return parsed.ok && (parsed.value.ok || parsed.value.error.code === OUTCOME_UNKNOWN);
 }
 
+/** Seconds in the messages of a wait budget run out: whole, rounded up ("waited 0 s" for none). */
+const s = (ms: number) => `${Math.ceil(ms / 1000)} s`;
+
 /** A record whose turn could not come within --max-rate-wait (a pause past it, or a long queue). */
 function turnExpired(last: CliError | undefined, waitedMs: number, budgetMs: number): CliError {
-  const s = (ms: number) => `${Math.ceil(ms / 1000)} s`;
   const said = last ? ` ${last.message}` : '';
   return new RateLimitedError(
     `Rate limited by the API for too long: this record waited ${s(waitedMs)} for its turn and would wait past --max-rate-wait ${s(budgetMs)}.${said}`,
@@ -564,7 +566,6 @@ function turnExpired(last: CliError | undefined, waitedMs: number, budgetMs: num
 }
 
 function rateWaitExceeded(error: CliError, waitedMs: number, leftMs: number, budgetMs: number): CliError {
-  const s = (ms: number) => `${Math.ceil(ms / 1000)} s`;
   return new RateLimitedError(
     `Rate limited by the API for too long: this record waited ${s(waitedMs)} and the API asks for ${s(leftMs)} more, past --max-rate-wait ${s(budgetMs)}. ${error.message}`,
     {

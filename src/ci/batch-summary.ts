@@ -4,6 +4,7 @@
 import type { BatchReport, ReportedRecord } from '../batch/report.js';
 import type { Env, OutputStream } from '../context.js';
 import { OutputFailedError } from '../errors.js';
+import { secondsText } from '../text/units.js';
 import { appendRunnerFile, formatOutputs, githubFiles, inertJsonLine, maskValues } from './github-actions.js';
 
 // The report is the batch's own (src/batch/report.ts): one type for the stderr summary and this.
@@ -33,13 +34,9 @@ function cut(text: string, max: number): string {
 
 function formatElapsed(ms: number): string {
   const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  if (seconds < 60) return secondsText(ms);
   const minutes = Math.floor(seconds / 60);
   return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
-}
-
-function formatWaited(ms: number): string {
-  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatElapsed(ms);
 }
 
 /** The job summary: counts, time, rate, 429s, and a capped table of failed and unknown records. */
@@ -57,7 +54,7 @@ export function batchSummaryMarkdown(report: BatchReport): string {
     '',
     '| created | failed | unknown | skipped | records | elapsed | rate | 429 answers | waited for 429s |',
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
-    `| ${report.created} | ${report.failed} | ${report.unknown} | ${report.skipped} | ${report.total} | ${formatElapsed(report.elapsedMs)} | ${rate} | ${report.rateLimited} | ${formatWaited(report.waitedMs)} |`,
+    `| ${report.created} | ${report.failed} | ${report.unknown} | ${report.skipped} | ${report.total} | ${formatElapsed(report.elapsedMs)} | ${rate} | ${report.rateLimited} | ${formatElapsed(report.waitedMs)} |`,
     '',
   ];
   const problemCount = report.records.length + report.recordsLeftOff;

@@ -42,6 +42,69 @@ function valuesFor(complete: CompleteWith | undefined, profiles: readonly string
   return { words: (complete ?? []).map((value) => ({ value })), files: false };
 }
 
+/** Where the words before the cursor lead: the command reached, and what the next word is. */
+interface Position {
+  node: CommandTree;
+  /** Positional arguments given to `node` so far. */
+  positionals: number;
+  /** The option whose value the next word is, when the last word was a flag that takes one. */
+  pendingValue: { complete?: CompleteWith | undefined; takesValue: boolean } | undefined;
+  /** A `--` was given: every later word is a positional argument. */
+  afterDashes: boolean;
+}
+
+function walk(root: CommandTree, before: readonly string[]): Position {
+  const at: Position = { node: root, positionals: 0, pendingValue: undefined, afterDashes: false };
+  for (const word of before) step(at, word, root);
+  return at;
+}
+
+/** Moves `at` past one word. */
+function step(at: Position, word: string, root: CommandTree): void {
+  if (at.pendingValue) {
+    at.pendingValue = undefined;
+  } else if (!at.afterDashes && word === '--') {
+    at.afterDashes = true;
+  } else if (!at.afterDashes && word.startsWith('-') && word !== '-') {
+    const option = findOption(at.node, root, word);
+    if (option?.takesValue && !word.includes('=')) at.pendingValue = option;
+  } else {
+    const sub = at.positionals === 0 ? subcommandNamed(at.node, word) : undefined;
+    if (sub) at.node = sub;
+    else at.positionals++;
+  }
+}
+
+function subcommandNamed(node: CommandTree, word: string): CommandTree | undefined {
+  return node.subcommands.find((c) => c.name === word || c.aliases.includes(word));
+}
+
+/** The long flags of `node` (and the global ones); `--version` only at the top. */
+function flagWords(node: CommandTree, root: CommandTree): Completion {
+  const flags = [...node.options, ...(node === root ? [] : root.options), HELP_FLAG]
+    .flatMap((o) => o.flags.filter((f) => f.startsWith('--')))
+    .filter((f) => f !== '--version' || node === root);
+  return { words: [...new Set(flags)].map((value) => ({ value })), files: false };
+}
+
+/** After `esign help …`: the subcommands of the command named so far, and the help topics at the top. */
+function helpWords(root: CommandTree, before: readonly string[]): Completion {
+  let target = root;
+  for (const word of before.slice(before.indexOf('help') + 1)) {
+    target = target.subcommands.find((c) => c.name === word) ?? target;
+  }
+  const topics = target === root ? ['environment', 'exit-codes'] : [];
+  return {
+    words: [
+      ...target.subcommands
+        .filter((c) => c.name !== 'help')
+        .map((c) => ({ value: c.name, description: c.description })),
+      ...topics.map((value) => ({ value })),
+    ],
+    files: false,
+  };
+}
+
 /**
  * Completes the word under the cursor. `words` are the words after `esign`, the last one being the
  * word under the cursor (empty after a space).
@@ -53,55 +116,12 @@ export function complete(
 ): Completion {
   const current = words[words.length - 1] ?? '';
   const before = words.slice(0, -1);
-  let node = root;
-  let positionals = 0;
-  let pendingValue: { complete?: CompleteWith | undefined; takesValue: boolean } | undefined;
-  let afterDashes = false;
-  for (const word of before) {
-    if (pendingValue) {
-      pendingValue = undefined;
-      continue;
-    }
-    if (!afterDashes && word === '--') {
-      afterDashes = true;
-      continue;
-    }
-    if (!afterDashes && word.startsWith('-') && word !== '-') {
-      const option = findOption(node, root, word);
-      if (option?.takesValue && !word.includes('=')) pendingValue = option;
-      continue;
-    }
-    const sub =
-      positionals === 0
-        ? node.subcommands.find((c) => c.name === word || c.aliases.includes(word))
-        : undefined;
-    if (sub) node = sub;
-    else positionals++;
-  }
-
+  const { node, positionals, pendingValue, afterDashes } = walk(root, before);
   let result: Completion;
   if (pendingValue) result = valuesFor(pendingValue.complete, profiles);
-  else if (current.startsWith('-') && !afterDashes) {
-    const flags = [...node.options, ...(node === root ? [] : root.options), HELP_FLAG]
-      .flatMap((o) => o.flags.filter((f) => f.startsWith('--')))
-      .filter((f) => f !== '--version' || node === root);
-    result = { words: [...new Set(flags)].map((value) => ({ value })), files: false };
-  } else if (node.name === 'help' && node !== root) {
-    let target = root;
-    for (const word of before.slice(before.indexOf('help') + 1)) {
-      target = target.subcommands.find((c) => c.name === word) ?? target;
-    }
-    const topics = target === root ? ['environment', 'exit-codes'] : [];
-    result = {
-      words: [
-        ...target.subcommands
-          .filter((c) => c.name !== 'help')
-          .map((c) => ({ value: c.name, description: c.description })),
-        ...topics.map((value) => ({ value })),
-      ],
-      files: false,
-    };
-  } else if (node.subcommands.length > 0 && positionals === 0) {
+  else if (current.startsWith('-') && !afterDashes) result = flagWords(node, root);
+  else if (node.name === 'help' && node !== root) result = helpWords(root, before);
+  else if (node.subcommands.length > 0 && positionals === 0) {
     result = {
       words: node.subcommands.map((c) => ({ value: c.name, description: c.description })),
       files: false,

@@ -26,6 +26,7 @@ import {
 } from '../sandbox/server.js';
 import type { StateFileSystem } from '../sandbox/state/file-system.js';
 import { loadSeedFile as loadBareSeedFile, type Seed } from '../sandbox/state/seed.js';
+import { shellQuote } from '../text/shell.js';
 import { isLoopbackHost } from '../transport/loopback.js';
 
 /** The flags, typed and checked: a bad value is a usage error naming the flag. */
@@ -148,11 +149,6 @@ export async function startSandbox(sandboxOptions: SandboxOptions = {}): Promise
     fileSystem: sandboxOptions.fileSystem ?? ESIGN_FILE_SYSTEM,
   }).catch(rethrowAsCliError);
   return { ...sandbox, close: () => sandbox.close().catch(rethrowAsCliError) };
-}
-
-/** Quotes a value for a POSIX shell when it needs it. */
-function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 function faultsSummary(flags: SandboxFlags, sandbox: RunningSandbox): string | undefined {

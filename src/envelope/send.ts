@@ -8,6 +8,7 @@ import type { CreateEnvelopeRequest, Envelope } from '../api/schemas.js';
 import { CREATE_BOUNDS, countRetry, nextStep, type RecordState } from '../batch/policy.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
+import { secondsText } from '../text/units.js';
 
 /**
  * Sends the request until it has an outcome the policy stores: a batch of one, with create's own
@@ -31,7 +32,7 @@ export async function createEnvelope(
     if (step.kind !== 'retry') throw outcome.error;
     countRetry(state, step);
     ctx.stderr.write(
-      `note: the API answered ${outcome.error.status}; retrying in ${(step.waitMs / 1000).toFixed(1)} s.\n`,
+      `note: the API answered ${outcome.error.status}; retrying in ${secondsText(step.waitMs)}.\n`,
     );
     try {
       await sleep(step.waitMs, ctx.signal);

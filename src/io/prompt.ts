@@ -24,13 +24,27 @@ export function promptSecret(
     };
     const onData = (chunk: string) => {
       for (const char of chunk) {
-        if (char === '\r' || char === '\n' || char === '\u0004') return finish();
-        if (char === '\u0003') return finish(new InterruptedError('Interrupted; nothing was stored.'));
-        if (char === '\u007f' || char === '\b') value = value.slice(0, -1);
-        else if (char === '\u0015') value = '';
-        else if (char >= ' ') value += char;
+        const next = afterKey(value, char);
+        if (next === ENTERED) return finish();
+        if (next === INTERRUPTED) return finish(new InterruptedError('Interrupted; nothing was stored.'));
+        value = next;
       }
     };
     input.on('data', onData);
   });
+}
+
+const ENTERED = Symbol('entered');
+const INTERRUPTED = Symbol('interrupted');
+
+/**
+ * What one key does to the secret typed so far: Enter (or Ctrl-D) ends it, Ctrl-C interrupts,
+ * Backspace removes the last character, Ctrl-U clears the line; other control keys are ignored.
+ */
+function afterKey(value: string, char: string): string | typeof ENTERED | typeof INTERRUPTED {
+  if (char === '\r' || char === '\n' || char === '\u0004') return ENTERED;
+  if (char === '\u0003') return INTERRUPTED;
+  if (char === '\u007f' || char === '\b') return value.slice(0, -1);
+  if (char === '\u0015') return '';
+  return char >= ' ' ? value + char : value;
 }

@@ -7,6 +7,9 @@
 //   duration  <n>[<unit>]             90s, 10m, 1h, 500ms, 1.5s; a bare number is seconds
 //   unit      ms | s | sec | m | min | h   (any case; m is a minute: nothing here is a month)
 //
+// Written back (durationText, rateText) in the same grammar, so that what esign prints for a user to
+// paste (the next command, the sandbox's banner) reads back as the same value.
+//
 // Spaces around the parts are allowed. A bare count is read as per second, like a bare duration is
 // seconds; the batch's own ceiling (`--rate`, `defaults.rate`) still wants its unit written: a
 // ceiling is a promise to an API, and "50" for 50 a minute would be 60 times too fast.
@@ -65,4 +68,43 @@ export function parseDuration(text: string): number | undefined {
   if (!match) return undefined;
   const ms = Number(match[1]) * (UNIT_MS[match[2]?.toLowerCase() ?? 's'] as number);
   return Number.isFinite(ms) ? Math.round(ms) : undefined;
+}
+
+/** A number in plain decimals (never `1e-7`, which this grammar does not read). */
+function decimal(value: number): string {
+  const text = String(value);
+  return /e/i.test(text) ? value.toFixed(20).replace(/\.?0+$/, '') : text;
+}
+
+const WRITTEN_UNITS: [number, string][] = [
+  [3_600_000, 'h'],
+  [60_000, 'm'],
+  [1000, 's'],
+];
+
+/** Milliseconds in the largest unit that holds them whole: `15m`, `90s`, `1500ms`. */
+export function durationText(ms: number): string {
+  for (const [size, unit] of WRITTEN_UNITS) {
+    if (ms !== 0 && ms % size === 0) return `${decimal(ms / size)}${unit}`;
+  }
+  return ms === 0 ? '0s' : `${decimal(ms)}ms`;
+}
+
+/** A rate as --rate reads it: `100/min`, `5/s`, `20/30s` (a window of one unit without its 1). */
+export function rateText(rate: Rate): string {
+  const window = durationText(rate.perMs).replace(/m$/, 'min');
+  return `${decimal(rate.count)}/${window.replace(/^1(?=[a-z])/, '')}`;
+}
+
+/** A time taken or to wait, to a tenth of a second, as people read it: "1.5 s", "0.0 s". */
+export function secondsText(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * A wait ahead as people read it, in whole seconds rounded up and never "0 s" (a wait of 0.2 s is
+ * still one): "Try again in 3 s", "resets in 1 s". The grammar above reads it back.
+ */
+export function waitText(ms: number): string {
+  return `${Math.max(1, Math.ceil(ms / 1000))} s`;
 }

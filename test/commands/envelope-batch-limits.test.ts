@@ -251,6 +251,49 @@ describe('envelope batch: local files', () => {
     ).toBe(true);
   });
 
+  it('a link to a results file not written yet is the lock of that file: a run on its real name is refused while the first sends', async () => {
+    // The first run's one request is held unanswered until the test lets the run go (Ctrl-C twice);
+    // a run that got through would be answered at once.
+    server.fallback((_request, index): Reply => (index === 0 ? { kind: 'hang' } : ok()));
+    const dir = folder();
+    const file = join(dir, 'p.jsonl');
+    writeFileSync(file, people(1));
+    const output = join(dir, 'results.jsonl');
+    symlinkSync('results.jsonl', join(dir, 'link.jsonl')); // relative, and results.jsonl is not there
+    const interrupt = new AbortController();
+    const second = new AbortController();
+    const first = batch([file, '--template', TEMPLATE, '--output', join(dir, 'link.jsonl')], {
+      signal: interrupt.signal,
+      secondSignal: second.signal,
+    });
+    await waitFor(
+      () =>
+        server.requests.length === 1 &&
+        (existsSync(`${output}.lock`) || existsSync(join(dir, 'link.jsonl.lock'))),
+      'the first run to take its --output lock and send',
+    );
+    const other = await batch([file, '--template', TEMPLATE, '--output', output, '--resume']);
+    interrupt.abort();
+    second.abort();
+    expect(other.stderr).toContain('Another esign batch');
+    expect(other.code).toBe(2);
+    expect(server.requests).toHaveLength(1);
+    expect((await first).code).toBe(130);
+    expect(existsSync(`${output}.lock`)).toBe(false);
+  });
+
+  it('a loop of symbolic links as --output is a usage error before anything is sent', async () => {
+    const dir = folder();
+    const file = join(dir, 'p.jsonl');
+    writeFileSync(file, people(1));
+    symlinkSync('b.jsonl', join(dir, 'a.jsonl'));
+    symlinkSync('a.jsonl', join(dir, 'b.jsonl'));
+    const { code, stderr } = await batch([file, '--template', TEMPLATE, '--output', join(dir, 'a.jsonl')]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`--output ${join(dir, 'a.jsonl')} is a loop of symbolic links`);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('a token echoed by the API is redacted in the results file', async () => {
     server.fallback(() => ok({ status: 'ready', signing_url: `https://sign.example.com/s/x?t=${TOKEN}` }));
     const dir = folder();

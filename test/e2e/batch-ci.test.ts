@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { RATE_EXPECTED } from '../../src/text/units.js';
 import { assertNoSecret } from '../helpers/context.js';
 import { ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, freshConfigDir, gather, runBin } from '../helpers/spawn.js';
@@ -384,6 +385,22 @@ describe("the project file's defaults in envelope batch (flag > project file > d
       });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`${join(root, '.esign.json')}: 'defaults.rate' must be`);
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('defaults.rate and --rate refuse the same text in the same words', async () => {
+      const { cwd } = repository(
+        { ...OFFER, defaults: { rate: '0/s' } },
+        { 'hires.jsonl': lines(record('a@example.com')) },
+      );
+      await slowServer(0);
+      const args = ['envelope', 'batch', 'hires.jsonl', '--template', 'offer-letter'];
+      const fromFile = await runBin(args, { env: scriptedEnv(), cwd });
+      const fromFlag = await runBin([...args, '--rate', '0/s'], { env: scriptedEnv(), cwd });
+      expect(fromFlag.code).toBe(2);
+      const said = `must be ${RATE_EXPECTED} (got "0/s")`;
+      expect(fromFlag.stderr).toContain(`--rate ${said}`);
+      expect(fromFile.stderr).toContain(`'defaults.rate' ${said}`);
       expect(server.requests).toHaveLength(0);
     });
   });

@@ -2,6 +2,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename } from 'node:path';
+import { shellQuote } from '../../src/text/shell.js';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
@@ -55,11 +56,10 @@ export function openTerminal(
   const tmux = (...args: string[]) => execFileSync('tmux', [...SOCKET, ...args], { encoding: 'utf8' });
   // `sleep` keeps the pane (and what it shows) after the command ends; close() ends it.
   // Set in the command itself: a tmux server that is already running keeps its own environment.
-  const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
   const exports = Object.entries(options.env ?? {})
-    .map(([key, value]) => `export ${key}=${quote(value)}; `)
+    .map(([key, value]) => `export ${key}=${shellQuote(value)}; `)
     .join('');
-  const cd = options.cwd ? `cd ${quote(options.cwd)} && ` : '';
+  const cd = options.cwd ? `cd ${shellQuote(options.cwd)} && ` : '';
   tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '20', `${exports}${cd}${command}; sleep 60`);
   const screens: string[] = [];
   return {

@@ -55,6 +55,7 @@ const failed: fc.Arbitrary<FailedResult> = fc.record(
         message: text,
         status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }),
         details: fc.array(text, { maxLength: 3 }),
+        hint: text,
       },
       { requiredKeys: ['code', 'message'] },
     ),
@@ -101,6 +102,8 @@ describe('result lines', () => {
     ['{"line":2,"ok":"yes"}', '"ok" must be true or false'],
     ['{"line":2,"ok":true,"signing_url":"u"}', '"envelope_id" must be a string'],
     ['{"line":2,"ok":false,"error":{"message":"m"}}', '"error.code" must be a string'],
+    // A batch's failed record carries create's hint: a string, like the message it goes with.
+    ['{"line":2,"ok":false,"error":{"code":"x","message":"m","hint":5}}', '"error.hint" must be a string'],
   ])('names what is wrong with %s', (line, problem) => {
     expect(parseResult(line)).toMatchObject({ ok: false, problem });
   });

@@ -29,16 +29,8 @@ import {
  */
 function runnerReadsOutputs(text: string): [string, string][] {
   const pairs: [string, string][] = [];
-  let index = 0;
-  const readLine = (): { line: string; newline: string } | undefined => {
-    if (index >= text.length) return undefined;
-    // Linux and macOS runners end lines at LF only (Windows runners also at CRLF).
-    const lf = text.indexOf('\n', index);
-    const line = text.slice(index, lf < 0 ? text.length : lf);
-    index = lf < 0 ? text.length : lf + 1;
-    return { line, newline: lf < 0 ? '' : '\n' };
-  };
-  for (let next = readLine(); next; next = readLine()) {
+  const lines = new RunnerLines(text);
+  for (let next = lines.read(); next; next = lines.read()) {
     const { line } = next;
     if (line === '') continue;
     const equals = line.indexOf('=');
@@ -46,19 +38,38 @@ function runnerReadsOutputs(text: string): [string, string][] {
     if (equals >= 0 && (heredoc < 0 || equals < heredoc)) {
       pairs.push([line.slice(0, equals), line.slice(equals + 1)]);
     } else if (heredoc >= 0) {
-      const [name, delimiter] = [line.slice(0, heredoc), line.slice(heredoc + 2)];
-      const start = index;
-      let end = index;
-      for (let value = readLine(); ; value = readLine()) {
-        if (!value) throw new Error(`Matching delimiter not found '${delimiter}'`);
-        if (value.line === delimiter) break;
-        if (value.newline === '') throw new Error('EOF marker missing new line');
-        end = index - value.newline.length;
-      }
-      pairs.push([name, end > start ? text.slice(start, end) : '']);
+      pairs.push([line.slice(0, heredoc), runnerReadsHeredoc(lines, line.slice(heredoc + 2))]);
     } else throw new Error(`Invalid format '${line}'`);
   }
   return pairs;
+}
+
+/** The runner's line reader over the file's text. */
+class RunnerLines {
+  index = 0;
+  constructor(readonly text: string) {}
+
+  read(): { line: string; newline: string } | undefined {
+    if (this.index >= this.text.length) return undefined;
+    // Linux and macOS runners end lines at LF only (Windows runners also at CRLF).
+    const lf = this.text.indexOf('\n', this.index);
+    const line = this.text.slice(this.index, lf < 0 ? this.text.length : lf);
+    this.index = lf < 0 ? this.text.length : lf + 1;
+    return { line, newline: lf < 0 ? '' : '\n' };
+  }
+}
+
+/** The value of a `name<<DELIMITER` entry: the lines up to DELIMITER, their own line breaks kept. */
+function runnerReadsHeredoc(lines: RunnerLines, delimiter: string): string {
+  const start = lines.index;
+  let end = lines.index;
+  for (let value = lines.read(); ; value = lines.read()) {
+    if (!value) throw new Error(`Matching delimiter not found '${delimiter}'`);
+    if (value.line === delimiter) break;
+    if (value.newline === '') throw new Error('EOF marker missing new line');
+    end = lines.index - value.newline.length;
+  }
+  return end > start ? lines.text.slice(start, end) : '';
 }
 
 /** The runner's unescaping of command data (actions/runner src/Runner.Common/ActionCommand.cs). */

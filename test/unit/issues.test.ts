@@ -1,8 +1,14 @@
 // zod issues as text: one wording for every file, flag, record and body (src/text/issues.ts).
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { buildBatchRequest } from '../../src/batch/build-request.js';
 import { parseResult } from '../../src/batch/formats.js';
+import { parseOptions } from '../../src/cli.js';
+import { checkCreateBody } from '../../src/sandbox/routes/create-request.js';
+import type { SandboxError } from '../../src/sandbox/sandbox-error.js';
+import { checkSeed } from '../../src/sandbox/state/seed.js';
+import { describeFirstIssues } from '../../src/sandbox/state/state-format.js';
 import { describeIssue, describeIssues } from '../../src/text/issues.js';
 
 const lines = (schema: z.ZodMiniType, value: unknown, withRoot = true) => {
@@ -81,6 +87,42 @@ describe('describeIssues', () => {
     ).toMatchObject({
       ok: false,
       problem: '"error.status" must be a number',
+    });
+  });
+
+  it("is what a flag, the sandbox's seed, state and admin bodies, and its create checks say", () => {
+    // A flag whose schema has no message of its own: before, "--style Invalid input".
+    const command = new Command('demo').option('--style <style>').option('--quiet');
+    command.parse(['--style', 'loud'], { from: 'user' });
+    expect(() => parseOptions(z.object({ style: z.enum(['plain', 'fancy']) }), command)).toThrow(
+      '--style must be "plain" or "fancy" (got "loud").',
+    );
+    // The sandbox worded its own: "Invalid input" where a seed or an organisation is not an object.
+    const seedDetails = (value: unknown) => {
+      try {
+        checkSeed(value, 'seed.json');
+      } catch (error) {
+        return (error as SandboxError).details;
+      }
+      throw new Error('expected a bad seed');
+    };
+    expect(seedDetails('x')).toEqual(['must be a JSON object']);
+    expect(seedDetails({ organisations: ['x'] })).toEqual(['organisations.0: must be a JSON object']);
+    expect(seedDetails({})).toEqual(['organisations: is required']);
+    expect(
+      describeFirstIssues({ a: 1 }, [
+        { code: 'unrecognized_keys', keys: ['a'], path: [], message: 'x' },
+      ] as never),
+    ).toBe("unknown field 'a'");
+    // The sandbox's create checks: the same words, keyed by field as the API's 422 is.
+    const checked = checkCreateBody({ template_id: 1, merge_data: [], signatory: { name: 'Ada' } });
+    expect(checked).toEqual({
+      ok: false,
+      errors: {
+        template_id: [expect.stringMatching(/^must be/)],
+        merge_data: ['must be a JSON object'],
+        'signatory.email': ['is required'],
+      },
     });
   });
 });

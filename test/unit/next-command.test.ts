@@ -3,14 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  durationText,
-  type NextCommandOptions,
-  nextCommand,
-  rateText,
-} from '../../src/batch/next-command.js';
+import { type NextCommandOptions, nextCommand } from '../../src/batch/next-command.js';
 import { buildProgram } from '../../src/cli.js';
-import { parseRate } from '../../src/text/units.js';
+import { durationText, parseRate, rateText } from '../../src/text/units.js';
 import { createTestContext } from '../helpers/context.js';
 
 /**

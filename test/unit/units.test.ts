@@ -3,8 +3,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { options as batchOptions } from '../../src/commands/envelope/batch.js';
 import { ProjectFile } from '../../src/project/project-file.js';
-import { parseRateLimit } from '../../src/sandbox/faults/rate-limit.js';
-import { parseDuration, parseRate, readRate } from '../../src/text/units.js';
+import { formatRateLimit, parseRateLimit } from '../../src/sandbox/faults/rate-limit.js';
+import {
+  durationText,
+  parseDuration,
+  parseRate,
+  rateText,
+  readRate,
+  secondsText,
+  waitText,
+} from '../../src/text/units.js';
 
 const UNIT_MS = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 } as const;
 const units = fc.constantFrom(...(Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[]));
@@ -82,6 +90,68 @@ describe('durations', () => {
     expect(parseDuration('1.5s')).toBe(1500);
     expect(parseDuration('0.0004s')).toBe(0);
     for (const bad of ['', 'soon', '5 days', '-1s', '1s2', 's']) expect(parseDuration(bad)).toBeUndefined();
+  });
+});
+
+describe('written back in the same grammar', () => {
+  it('property: a duration written then read is the same number of milliseconds', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 12 }), (ms) => {
+        expect(parseDuration(durationText(ms))).toBe(ms);
+      }),
+    );
+  });
+
+  it('property: a rate written then read is the same rate, whole or decimal', () => {
+    const count = fc.oneof(
+      fc.integer({ min: 1, max: 10 ** 9 }),
+      fc.integer({ min: 1, max: 10 ** 6 }).map((n) => n / 1000),
+      fc.integer({ min: 1, max: 100 }).map((n) => n / 10 ** 8),
+    );
+    fc.assert(
+      fc.property(count, fc.integer({ min: 1, max: 10 ** 9 }), (count, perMs) => {
+        const text = rateText({ count, perMs });
+        expect(parseRate(text), text).toEqual({ count, perMs });
+      }),
+    );
+  });
+
+  it('property: a wait ahead is whole seconds rounded up, at least 1, and reads back as no less', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1000, max: 10 ** 9 }), (ms) => {
+        const text = waitText(ms);
+        expect(text).toMatch(/^[1-9]\d* s$/);
+        const read = parseDuration(text) as number;
+        expect(read).toBeGreaterThanOrEqual(ms);
+        expect(read - Math.max(ms, 0)).toBeLessThanOrEqual(1000);
+      }),
+    );
+    expect(waitText(200)).toBe('1 s');
+    expect(waitText(3001)).toBe('4 s');
+  });
+
+  it('a time taken is written to a tenth of a second, and reads back within a twentieth', () => {
+    expect(secondsText(1234)).toBe('1.2 s');
+    expect(secondsText(0)).toBe('0.0 s');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 9 }), (ms) => {
+        expect(Math.abs((parseDuration(secondsText(ms)) as number) - ms)).toBeLessThanOrEqual(50);
+      }),
+    );
+  });
+
+  it('the sandbox banner and the next command write a rate alike', () => {
+    for (const [limit, w] of [
+      [50, 1],
+      [100, 60],
+      [1000, 3600],
+      [50, 5],
+      [100, 120],
+      [10, 7200],
+      [7, 90],
+    ] as const) {
+      expect(formatRateLimit({ limit, windowSeconds: w })).toBe(rateText({ count: limit, perMs: w * 1000 }));
+    }
   });
 });
 

@@ -6,7 +6,7 @@
 // every token. Each token counts its own create requests in the current window; past n they get 429.
 import type { OutgoingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
-import { RATE_OR_COUNT_EXPECTED, readRate } from '../../text/units.js';
+import { RATE_OR_COUNT_EXPECTED, rateText, readRate } from '../../text/units.js';
 
 export const RATE_LIMIT_HEADER_STYLES = ['x-ratelimit', 'ietf', 'structured', 'none'] as const;
 export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
@@ -38,15 +38,9 @@ export function parseRateLimit(text: string): RateLimitPolicy | string {
   return { limit, windowSeconds };
 }
 
-/** `50/s`, `100/min`, `50/5s`: the policy as the flag takes it. */
+/** `50/s`, `100/min`, `50/5s`: the policy as the flag takes it (written as every rate is). */
 export function formatRateLimit(policy: RateLimitPolicy): string {
-  const { limit, windowSeconds: w } = policy;
-  if (w === 1) return `${limit}/s`;
-  if (w === 60) return `${limit}/min`;
-  if (w === 3600) return `${limit}/h`;
-  if (w % 3600 === 0) return `${limit}/${w / 3600}h`;
-  if (w % 60 === 0) return `${limit}/${w / 60}min`;
-  return `${limit}/${w}s`;
+  return rateText({ count: policy.limit, perMs: policy.windowSeconds * 1000 });
 }
 
 /** Where a token stands in the current window. */

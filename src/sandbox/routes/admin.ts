@@ -12,6 +12,7 @@
 //   GET  /_sandbox/envelopes       the last envelopes this run created; DELETE empties the list (not the envelopes)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
+import { describeIssues } from '../../text/issues.js';
 import {
   type FaultOptions,
   formatOneShotFault,
@@ -26,7 +27,6 @@ import {
   RATE_LIMIT_HEADER_STYLES,
   rateLimitPolicySchema,
 } from '../faults/rate-limit.js';
-import { describeIssuesIn } from '../issues.js';
 import type { ReceivedRequest, SandboxRuntime } from '../runtime.js';
 import { type ApiToken, type EnvelopeRecord, envelopeDetails } from '../state/store.js';
 import { bearerToken, hashToken, newToken, sameDigest } from '../state/tokens.js';
@@ -117,7 +117,7 @@ function sendInvalid(
   issues: readonly { path: readonly PropertyKey[]; message: string }[],
   hint: string,
 ): void {
-  const lines = describeIssuesIn(body, issues);
+  const lines = describeIssues(issues, body);
   sendJson(res, 422, { message: `${lines[0] ?? 'invalid body'}. ${hint}`, errors: { body: lines } });
 }
 

@@ -2,6 +2,7 @@
 // (src/api/schemas.ts), plus what the schema cannot know (the 365-day limit, unknown fields, the
 // template's merge tags), every problem at once, keyed by field, as a 422 answer.
 import { CreateEnvelopeRequest, MAX_EXPIRES_IN_DAYS, ULID_PATTERN } from '../../api/schemas.js';
+import { describeIssue, type IssueLike, issuePath } from '../../text/issues.js';
 import type { Template } from '../state/store.js';
 
 /** `{"signatory.email": ["must be an email address, …"]}` */
@@ -28,34 +29,20 @@ function add(errors: FieldErrors, field: string, message: string): void {
   else if (!list.includes(message)) list.push(message);
 }
 
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let value = root;
-  for (const key of path) {
-    if (!isPlainObject(value)) return undefined;
-    value = Object.hasOwn(value, key as string) ? value[key as string] : undefined;
-  }
-  return value;
-}
-
-/** The schema's issues as field errors in the API's words ("is required", "must be a JSON object"). */
+/**
+ * The schema's issues as field errors, worded as everywhere (text/issues.ts: "is required", "must be
+ * a JSON object"); an empty merge field name is the merge data's error, not that of a key.
+ */
 function addSchemaIssues(
   errors: FieldErrors,
   body: Record<string, unknown>,
-  issues: readonly { code: string; path: PropertyKey[]; message: string; expected?: string }[],
+  issues: readonly (IssueLike & { code: string })[],
 ): void {
   for (const issue of issues) {
-    const field = issue.path.map(String).join('.');
     if (issue.code === 'invalid_key') {
       add(errors, issue.path.slice(0, -1).map(String).join('.'), 'merge field names must not be empty');
-    } else if (issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined) {
-      add(errors, field, 'is required');
-    } else if (
-      issue.code === 'invalid_type' &&
-      (issue.expected === 'record' || issue.expected === 'object')
-    ) {
-      add(errors, field, 'must be a JSON object');
     } else {
-      add(errors, field, issue.message);
+      add(errors, issuePath(issue), describeIssue(issue, body));
     }
   }
 }

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import { ulid } from '../../api/schemas.js';
+import { describeIssues } from '../../text/issues.js';
 import { parseJsonText } from '../../text/json.js';
-import { describeIssuesIn } from '../issues.js';
 import { SandboxError } from '../sandbox-error.js';
 import { defaultToken, hashToken } from './tokens.js';
 
@@ -100,7 +100,7 @@ export function checkSeed(value: unknown, where: string): Seed {
   const parsed = Seed.safeParse(value);
   if (!parsed.success) {
     throw new SandboxError('bad_seed', `The seed file ${where} is not valid.`, {
-      details: describeIssuesIn(value, parsed.error.issues),
+      details: describeIssues(parsed.error.issues, value),
       hint: 'See docs/sandbox.md for the seed file format.',
     });
   }

@@ -3,7 +3,7 @@
 // values never appear, only their SHA-256 digests.
 import * as z from 'zod/mini';
 import { EnvelopeStatus, MergeData, Signatory, ulid } from '../../api/schemas.js';
-import { describeIssuesIn } from '../issues.js';
+import { describeIssues } from '../../text/issues.js';
 import { MergeTagName } from './seed.js';
 import type { Change, EnvelopeRecord, Organisation } from './store.js';
 
@@ -79,7 +79,7 @@ export function describeFirstIssues(
   input: unknown,
   issues: readonly { path: readonly PropertyKey[]; message: string }[],
 ): string {
-  const lines = describeIssuesIn(input, issues.slice(0, 3));
+  const lines = describeIssues(issues.slice(0, 3), input);
   return lines.join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : '');
 }
 
