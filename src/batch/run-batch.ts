@@ -11,6 +11,7 @@ import { type CreateOutcome, classifyFailure } from '../api/outcome.js';
 import { parseRateLimit } from '../api/rate-limit-headers.js';
 import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
 import { type CliError, RateLimitedError, ServerError } from '../errors.js';
+import { secondsText, waitText } from '../text/units.js';
 import { formatResult, OUTCOME_UNKNOWN, parseResult, type ResultLine } from './formats.js';
 import { Pacer } from './pacing/pacer.js';
 import { type LimiterState, RateLimiter } from './pacing/rate-limiter.js';
@@ -550,14 +551,11 @@ function mayHaveEnvelope(text: string): boolean {
   return parsed.ok && (parsed.value.ok || parsed.value.error.code === OUTCOME_UNKNOWN);
 }
 
-/** Seconds in the messages of a wait budget run out: whole, rounded up ("waited 0 s" for none). */
-const s = (ms: number) => `${Math.ceil(ms / 1000)} s`;
-
 /** A record whose turn could not come within --max-rate-wait (a pause past it, or a long queue). */
 function turnExpired(last: CliError | undefined, waitedMs: number, budgetMs: number): CliError {
   const said = last ? ` ${last.message}` : '';
   return new RateLimitedError(
-    `Rate limited by the API for too long: this record waited ${s(waitedMs)} for its turn and would wait past --max-rate-wait ${s(budgetMs)}.${said}`,
+    `Rate limited by the API for too long: this record waited ${secondsText(waitedMs)} for its turn and would wait past --max-rate-wait ${waitText(budgetMs)}.${said}`,
     {
       status: last?.status ?? null,
       hint: 'Nothing was created for it. Raise --max-rate-wait, or run again later with --resume.',
@@ -567,7 +565,7 @@ function turnExpired(last: CliError | undefined, waitedMs: number, budgetMs: num
 
 function rateWaitExceeded(error: CliError, waitedMs: number, leftMs: number, budgetMs: number): CliError {
   return new RateLimitedError(
-    `Rate limited by the API for too long: this record waited ${s(waitedMs)} and the API asks for ${s(leftMs)} more, past --max-rate-wait ${s(budgetMs)}. ${error.message}`,
+    `Rate limited by the API for too long: this record waited ${secondsText(waitedMs)} and the API asks for ${waitText(leftMs)} more, past --max-rate-wait ${waitText(budgetMs)}. ${error.message}`,
     {
       status: error.status,
       hint: 'Nothing was created for it. Raise --max-rate-wait, or run again later with --resume.',
