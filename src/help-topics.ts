@@ -19,8 +19,10 @@ Where a setting comes from, highest first:
 Read from the wider environment:
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   Proxies for the API (loopback addresses are never proxied).
   NODE_EXTRA_CA_CERTS                 Extra certificate authorities (a corporate TLS proxy).
-  NO_COLOR, FORCE_COLOR               Colour off or on; colour and spinners appear only on a terminal.
-  CI                                  Set by CI systems: no spinners.
+  NO_COLOR, FORCE_COLOR               Colour off (NO_COLOR), or forced on or off (FORCE_COLOR=1, =0);
+                                      otherwise colour appears only on a terminal.
+  TERM=dumb                           No colour (unless forced), no spinner, no progress line.
+  CI                                  Set by CI systems (not false or 0): no spinner, no progress line.
   GITHUB_ACTIONS, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY
                                       GitHub Actions: step outputs, masking and a job summary.
 

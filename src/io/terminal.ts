@@ -44,7 +44,13 @@ function forcedColor(force: string | undefined): ColorLevel | undefined {
  * a known width (ora loops forever on a zero-column pty, as `script` makes), never in CI logs.
  */
 function animationsWanted(stderr: Pick<OutputStream, 'isTTY' | 'columns'>, env: Env): boolean {
-  return stderr.isTTY && (stderr.columns ?? 0) > 0 && !env.CI && env.TERM !== 'dumb';
+  return stderr.isTTY && (stderr.columns ?? 0) > 0 && !inCi(env) && env.TERM !== 'dumb';
+}
+
+/** CI systems set CI (to true, 1, or a name); CI=false or CI=0 says this is not one. */
+function inCi(env: Env): boolean {
+  const ci = env.CI?.trim().toLowerCase();
+  return ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
 }
 
 function widthOf(

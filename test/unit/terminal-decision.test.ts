@@ -35,6 +35,8 @@ const rows: [
   ['TERM=dumb: no colour, no spinner', tty, tty, { TERM: 'dumb' }, 0, 0, false, 80],
   ['TERM=dumb with FORCE_COLOR=1', tty, tty, { TERM: 'dumb', FORCE_COLOR: '1' }, 1, 1, false, 80],
   ['CI: colour on a terminal, no spinner', tty, tty, { CI: 'true' }, 1, 1, false, 80],
+  ['CI=false is not CI: spinner on', tty, tty, { CI: 'false' }, 1, 1, true, 80],
+  ['CI=0 is not CI: spinner on', tty, tty, { CI: '0' }, 1, 1, true, 80],
   ['a zero-column pty: no spinner', pipe, zeroColumns, {}, 0, 1, false, undefined],
 ];
 
