@@ -372,7 +372,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addOption(
       new Option(
         '--max-rate-wait <duration>',
-        'How long one record may wait in all (its turn, the API\'s pauses, backoffs) before it fails, like 90s or 10m',
+        "How long one record may wait in all (its turn, the API's pauses, backoffs) before it fails, like 90s or 10m",
       ).default('15m'),
     )
     .addOption(
