@@ -84,7 +84,7 @@ export class HttpClient {
   #lastOrigin: string | undefined;
   #lastRoute: Route | undefined;
   #lastHeaders: Record<string, string> | undefined;
-  readonly #aborters = new WeakMap<AbortSignal, Set<() => void>>();
+  readonly #inFlight = new WeakMap<AbortSignal, Set<ResponseCollector>>();
   #lastJsonHeaders: string[] = [];
 
   constructor(options: HttpOptions) {
@@ -169,12 +169,7 @@ export class HttpClient {
       const handler = new ResponseCollector(exchange, resolve, reject);
       const { signal } = exchange;
       if (signal?.aborted) return handler.fail(signal.reason);
-      if (signal) {
-        const aborters = this.#abortersOf(signal);
-        const onAbort = () => handler.abort(signal.reason);
-        aborters.add(onAbort);
-        handler.onSettled = () => aborters.delete(onAbort);
-      }
+      if (signal) handler.watch(this.#inFlightUnder(signal));
       if (!firstRequestAnnounced) announceFirstRequest();
       const { url } = exchange;
       dispatcher.dispatch(
@@ -193,22 +188,25 @@ export class HttpClient {
   /**
    * The requests to abort when `signal` aborts: one listener per signal, not one per request (a
    * batch sends thousands under one signal, and an EventTarget listener costs more than the rest).
+   * The set holds the requests themselves, not an abort closure per request: with a closure pair
+   * per request (one to abort, one to forget it), each request's objects lived on into the old
+   * generation, and a batch of 10,000 took two more full garbage collections and ~20% more CPU.
    */
-  #abortersOf(signal: AbortSignal): Set<() => void> {
-    let aborters = this.#aborters.get(signal);
-    if (!aborters) {
-      const set = new Set<() => void>();
-      aborters = set;
-      this.#aborters.set(signal, set);
+  #inFlightUnder(signal: AbortSignal): Set<ResponseCollector> {
+    let inFlight = this.#inFlight.get(signal);
+    if (!inFlight) {
+      const requests = new Set<ResponseCollector>();
+      inFlight = requests;
+      this.#inFlight.set(signal, requests);
       signal.addEventListener(
         'abort',
         () => {
-          for (const abort of [...set]) abort();
+          for (const request of [...requests]) request.abort(signal.reason);
         },
         { once: true },
       );
     }
-    return aborters;
+    return inFlight;
   }
 
   /** The request headers, built once per set of caller headers (a batch sends thousands alike). */
@@ -247,8 +245,8 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   #headers: Record<string, string> = {};
   readonly #chunks: Buffer[] = [];
   #size = 0;
-  /** Called once when the request is settled, either way. */
-  onSettled: (() => void) | undefined;
+  /** The requests under the same abort signal, this one among them until it is settled. */
+  #inFlight: Set<ResponseCollector> | undefined;
 
   constructor(
     exchange: Exchange,
@@ -266,6 +264,12 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
       });
       this.abort(error);
     }, exchange.timeoutMs);
+  }
+
+  /** Aborted with the others when their signal aborts, until settled. */
+  watch(inFlight: Set<ResponseCollector>): void {
+    this.#inFlight = inFlight;
+    inFlight.add(this);
   }
 
   /** Gives up on the request: aborted through undici once it holds it, else failed at once. */
@@ -286,7 +290,8 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     if (this.#finished) return true;
     this.#finished = true;
     clearTimeout(this.#deadline);
-    this.onSettled?.();
+    this.#inFlight?.delete(this);
+    this.#inFlight = undefined;
     return false;
   }
 
