@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSecret, runCli } from '../helpers/context.js';
+import { CREATE_ARGS as CREATE, LIVE_TOKEN as TOKEN } from '../helpers/create-command.js';
 import {
   endlessBody,
   type Peer,
@@ -17,17 +18,6 @@ import {
 } from '../helpers/hostile.js';
 import { ok, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
-const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-  '--name',
-  'Ada Lovelace',
-  '--email',
-  'ada@example.com',
-];
 /** A host that is never resolved: every test that uses it goes through the loopback proxy, or stops before. */
 const REMOTE = 'https://esign.example.com/api/v1';
 

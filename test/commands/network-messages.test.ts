@@ -4,19 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { hasControl } from '../../src/text/terminal-text.js';
 import { HttpClient } from '../../src/transport/http-client.js';
 import { assertNoSecret, runCli, type TestContextOptions } from '../helpers/context.js';
+import { CREATE_ARGS as BASE_ARGS, LIVE_TOKEN as TOKEN } from '../helpers/create-command.js';
 import { json, ok, useScriptedServer } from '../helpers/scripted-server.js';
-
-const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
-const BASE_ARGS = [
-  'envelope',
-  'create',
-  '--template',
-  '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-  '--name',
-  'Ada Lovelace',
-  '--email',
-  'ada@example.com',
-];
 
 const server = useScriptedServer();
 

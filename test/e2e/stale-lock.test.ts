@@ -92,20 +92,16 @@ function expectCompleted(run: SpawnResult, files: ReturnType<typeof batchFiles>,
   expect(existsSync(`${files.output}.lock`)).toBe(false);
 }
 
+/** The batch that resumes into `files.output`, whose lock the test left behind. */
+function resumeArgs(files: { input: string; output: string }): string[] {
+  return ['envelope', 'batch', files.input, '--template', ACME_OFFER, '--output', files.output, '--resume'];
+}
+
 describe.runIf(onLinux)('a stale lock whose process id is alive', () => {
   it('envelope batch --output --resume takes over a lock naming the caller itself, and proceeds', async () => {
     const files = batchFiles();
     const from = sandbox.requests().length;
-    const args = [
-      'envelope',
-      'batch',
-      files.input,
-      '--template',
-      ACME_OFFER,
-      '--output',
-      files.output,
-      '--resume',
-    ];
+    const args = resumeArgs(files);
     const run = await runAsOwnLockOwner(`${files.output}.lock`, args, batchEnv());
     expect(run.stderr).not.toContain(`(process ${run.pid})`);
     expectCompleted(run, files, from);
@@ -115,16 +111,7 @@ describe.runIf(onLinux)('a stale lock whose process id is alive', () => {
     const files = batchFiles();
     writeFileSync(`${files.output}.lock`, reusedIdLock());
     const from = sandbox.requests().length;
-    const args = [
-      'envelope',
-      'batch',
-      files.input,
-      '--template',
-      ACME_OFFER,
-      '--output',
-      files.output,
-      '--resume',
-    ];
+    const args = resumeArgs(files);
     const run = await runBinary(args, batchEnv());
     expectCompleted(run, files, from);
   });

@@ -8,21 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CREATE_ARGS as CREATE, LIVE_TOKEN as TOKEN } from '../helpers/create-command.js';
 import { startProxy } from '../helpers/hostile.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, bundleHelper, freshConfigDir, gather } from '../helpers/spawn.js';
-
-const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-  '--name',
-  'Ada Lovelace',
-  '--email',
-  'ada@example.com',
-];
 
 interface Watch {
   modules: string[];
