@@ -2,7 +2,7 @@
 // error on stderr with the command that lists them all; a batch whose first answers all fail the
 // same way stops sending (--keep-going sends on); a plain progress line off a terminal; the words
 // of a first interrupt; and, in GitHub Actions, the annotations, the job summary and the outputs.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
 import { createTestContext, runCli } from '../helpers/context.js';
 import { json, ok, type Reply, useScriptedServer } from '../helpers/scripted-server.js';
+import { BIN, freshConfigDir, gather } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const TOKEN = 'tok_batch_report_5c1e9a7b3d2f4860';
@@ -223,6 +224,32 @@ describe('envelope batch: the first interrupt says what it waits for, truthfully
       '\nstopping (SIGTERM): waiting for 1 request in flight; a second SIGTERM or Ctrl-C abandons them\n',
     );
     expect(result.stderr).not.toContain('Ctrl-C again');
+  });
+});
+
+describe('envelope batch: SIGTERM through the built binary', () => {
+  it('the first says it is a SIGTERM and what a second does; the second abandons the request, exit 130', async () => {
+    const { file } = input(3);
+    server.script({ kind: 'hang' });
+    const child = spawn(process.execPath, [BIN, ...batch(file, '--concurrency', '1')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        ESIGN_CONFIG_DIR: freshConfigDir(),
+        ...env(),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const run = gather(child, 15_000);
+    await waitFor(() => server.requests.length === 1, 'the first request');
+    child.kill('SIGTERM');
+    await waitFor(() => run.output.stderr.includes('stopping'), 'the stopping line');
+    child.kill('SIGTERM');
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(
+      'stopping (SIGTERM): waiting for 1 request in flight; a second SIGTERM or Ctrl-C abandons them',
+    );
   });
 });
 
