@@ -35,7 +35,8 @@ export function progressText(
   const parts: [string, number][] = [
     [`${done}/${total} done`, 9],
     [`${counts.failed + counts.unknown} failed or unknown`, 8],
-    [`${limits.rate.toFixed(0)}/s`, 4],
+    // A slow pace keeps its tenths: 0.4/s is not 0/s.
+    [`${limits.rate.toFixed(limits.rate < 10 ? 1 : 0)}/s`, 4],
   ];
   if (limits.remaining !== undefined && limits.resetAt !== undefined) {
     const of = limits.limit === undefined ? '' : `/${limits.limit}`;

@@ -170,7 +170,7 @@ describe('envelope batch: progress', () => {
     const lines = plain.stderr.split('\n').filter((line) => line.startsWith('progress: '));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const line of lines) {
-      expect(line).toMatch(/^progress: \d+\/12 done · 0 failed or unknown · \d+\/s( · \d+ s left)?$/);
+      expect(line).toMatch(/^progress: \d+\/12 done · 0 failed or unknown · \d+(\.\d)?\/s( · \d+ s left)?$/);
     }
 
     server.reset();
