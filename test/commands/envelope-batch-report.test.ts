@@ -309,6 +309,24 @@ describe('envelope batch in GitHub Actions: failures on the job page', () => {
     expect(summary).toContain('- **1 outcome unknown** (line 19)');
   });
 
+  it('a 401 stops the run: its error annotated and printed once, the errors before it by group', async () => {
+    const { file } = input(5);
+    server.script(json(422, { message: 'No role.' }), json(401, { message: 'Unauthenticated.' }));
+    const files = runnerFiles();
+    const result = await runCli(batch(file, '--concurrency', '1'), {
+      env: { ...env(), GITHUB_ACTIONS: 'true', ...files },
+    });
+    expect(result.code).toBe(3);
+    const annotations = result.stderr.split('\n').filter((line) => line.startsWith('::error '));
+    expect(annotations).toHaveLength(2);
+    expect(annotations[0]).toMatch(/^::error title=esign%3A 1 record failed \(rejected%2C 422\)::line 1: /);
+    expect(annotations[1]).toMatch(/^::error title=esign%3A unauthenticated \(exit 3\)::/);
+    expect(result.stderr.match(/The API refused the token/g)).toHaveLength(2); // its annotation and its error
+    expect(readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')).toContain(
+      '### esign envelope batch: ⛔ stopped: the API refused the token',
+    );
+  });
+
   it('every record failed: the heading says so', async () => {
     const { file } = input(3);
     server.fallback(() => json(422, { message: 'No.' }));
