@@ -382,6 +382,10 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--retry-unknown', 'With --resume, send again records whose outcome was unknown')
     .option('--dry-run', 'Check every record and report what would be sent, and duplicates; send nothing')
     .option('--allow-duplicates', 'Do not warn about records that would create the same envelope twice')
+    .option(
+      '--keep-going',
+      'Send every record, even when the first 20 answered all failed with the same error (by default the batch stops there)',
+    )
     .addHelpText(
       'after',
       examples([

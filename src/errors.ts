@@ -135,7 +135,12 @@ export class ConfigFileError extends CliError {
 }
 
 export class InterruptedError extends CliError {
-  constructor(message = 'Interrupted.', options?: CliErrorOptions) {
+  constructor(
+    message = 'Interrupted.',
+    options?: CliErrorOptions,
+    /** The signal that interrupted, when one did: SIGINT is Ctrl-C; SIGTERM comes from a CI runner or `kill`. */
+    readonly signalName?: NodeJS.Signals,
+  ) {
     super(message, ExitCode.interrupted, 'interrupted', options);
   }
 }

@@ -42,7 +42,8 @@ const EXIT_CODES = `Exit codes
   5    The API rejected the request (another 4xx, including 429 after retries).
   6    Network failure: DNS, refused connection, TLS, proxy, timeout.
   7    Server failure: 5xx, or an answer that does not match the API spec.
-  8    Batch finished, but some records failed.
+  8    Batch finished, but some records failed (or it stopped sending after the first 20
+       answered all failed with the same error; --keep-going sends every record).
   9    The output could not be written (closed pipe, full disk): what was created is reported
        on stderr.
   130  Interrupted (Ctrl-C).

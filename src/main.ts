@@ -188,6 +188,9 @@ function jsonErrorBody(error: unknown, mode: ReportMode): Record<string, unknown
   return body;
 }
 
+/** Details of an error (lines of an invalid input) shown in its annotation; the log has them all. */
+const ANNOTATED_DETAILS = 5;
+
 /**
  * In GitHub Actions, a failure is also an `::error` annotation on the run's page (on stderr, which
  * the runner reads for workflow commands as it does stdout), written before the normal message.
@@ -196,10 +199,14 @@ function writeAnnotation(error: unknown, ctx: Context, ciOutput: string | undefi
   if (!githubActionsEnabled(ciOutput, ctx.env)) return;
   const known = error instanceof CliError;
   const hint = known && error.hint ? `\n${error.hint}` : '';
+  // The first details too: which lines of an input are invalid, and why.
+  const details = known ? error.details.slice(0, ANNOTATED_DETAILS) : [];
+  const more = known && error.details.length > details.length ? ['…'] : [];
+  const shown = [...details, ...more].map((detail) => `\n${detail}`).join('');
   ctx.stderr.write(
     errorAnnotation(
       `esign: ${known ? error.code : 'internal'} (exit ${known ? error.exitCode : ExitCode.internal})`,
-      `${messageOf(error)}${hint}`,
+      `${messageOf(error)}${shown}${hint}`,
     ),
   );
 }
@@ -264,8 +271,9 @@ export async function main(): Promise<void> {
   let interrupts = 0;
   const onSignal = (name: NodeJS.Signals) => {
     interrupts++;
-    if (interrupts === 1) controller.abort(new InterruptedError(`Interrupted (${name}).`));
-    else if (interrupts === 2 && claimed) second.abort(new InterruptedError(`Interrupted again (${name}).`));
+    if (interrupts === 1) controller.abort(new InterruptedError(`Interrupted (${name}).`, {}, name));
+    else if (interrupts === 2 && claimed)
+      second.abort(new InterruptedError(`Interrupted again (${name}).`, {}, name));
     else process.exit(ExitCode.interrupted);
   };
   process.on('SIGINT', onSignal);

@@ -26,6 +26,7 @@ export const options = z.object({
   retryUnknown: z.optional(z.boolean()),
   dryRun: z.optional(z.boolean()),
   allowDuplicates: z.optional(z.boolean()),
+  keepGoing: z.optional(z.boolean()),
 });
 
 export async function run(flags: z.infer<typeof options>, ctx: Context): Promise<number> {
