@@ -388,6 +388,11 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--retry-unknown', 'With --resume, send again records whose outcome was unknown')
     .option('--dry-run', 'Check every record and report what would be sent, and duplicates; send nothing')
     .option('--allow-duplicates', 'Do not warn about records that would create the same envelope twice')
+    .option('-y, --yes', 'At a terminal, send duplicate records without asking')
+    .option(
+      '--no-input',
+      'Never ask: warn about duplicates and send them, as off a terminal (or ESIGN_NO_INPUT=1)',
+    )
     .addHelpText(
       'after',
       examples([

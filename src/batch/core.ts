@@ -14,6 +14,7 @@ import { connect, loadSettings } from '../config/connect.js';
 import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
+import { promptsAllowed } from '../io/interaction.js';
 import type { GlobalOptions } from '../options.js';
 import { redact } from '../text/redact.js';
 import { parseRate, RATE_EXPECTED, type Rate, secondsText } from '../text/units.js';
@@ -53,6 +54,10 @@ export interface BatchFlags extends GlobalOptions, DefaultFlags {
   retryUnknown?: boolean | undefined;
   dryRun?: boolean | undefined;
   allowDuplicates?: boolean | undefined;
+  /** At a terminal: send duplicates without asking. */
+  yes?: boolean | undefined;
+  /** `--no-input` (commander's negation of --input): never ask. */
+  input?: boolean | undefined;
 }
 
 export interface BatchRun {
@@ -260,12 +265,28 @@ async function checkRecords(
     spool.writer.close();
   }
   if (checked.problemCount > 0) throw invalid(checked, 'nothing was sent');
-  if (checked.duplicateCount > 0 && !flags.allowDuplicates) {
+  if (checked.duplicateCount > 0 && !flags.allowDuplicates) await settleDuplicates(flags, ctx, checked);
+  return checked;
+}
+
+/**
+ * Duplicates found and not declared meant: a person at a terminal is asked before they are sent
+ * (No, the default: exit 2, nothing sent); a script is warned, and they are sent as before.
+ */
+async function settleDuplicates(flags: ResolvedFlags, ctx: Context, checked: Prepared): Promise<void> {
+  if (flags.yes || !promptsAllowed({ ...flags, noInput: flags.input === false }, ctx)) {
     ctx.stderr.write(
       `${duplicatesWarning(checked)}  Sending them anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
     );
+    return;
   }
-  return checked;
+  ctx.stderr.write(duplicatesWarning(checked));
+  const { askYesNo, streamsOf } = await import('../envelope/interactive.js');
+  const count = checked.duplicateCount;
+  if (await askYesNo(`Send ${count === 1 ? 'it' : `all ${count}`} anyway?`, streamsOf(ctx))) return;
+  throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
+    hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
+  });
 }
 
 /** What the sending phase hands to the report. */

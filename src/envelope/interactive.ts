@@ -5,6 +5,7 @@
 import { type Readable, Writable } from 'node:stream';
 import { cancel, confirm, isCancel, note, select, text } from '@clack/prompts';
 import { EMAIL_PATTERN } from '../api/schemas.js';
+import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { escapeControl } from '../text/terminal-text.js';
 
@@ -98,6 +99,21 @@ export async function askField(field: AskedField, streams: PromptStreams): Promi
         value?.trim() ? undefined : `${escapeControl(field.name)} is required by the template.`,
     }),
     streams,
+  );
+}
+
+/** A yes/no question whose safe answer, No, is the default. */
+export async function askYesNo(message: string, streams: PromptStreams): Promise<boolean> {
+  return answer(await confirm({ ...streams, message, initialValue: false }), streams);
+}
+
+/** The streams for a command's prompts: stdin, and the terminal behind stderr. */
+export function streamsOf(ctx: Context): PromptStreams {
+  return promptStreams(
+    ctx.stdin.stream(),
+    ctx.spinnerStream as Writable,
+    ctx.terminal.stderrColor > 0,
+    ctx.signal,
   );
 }
 

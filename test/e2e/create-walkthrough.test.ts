@@ -160,3 +160,62 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     expect(await creates()).toEqual([]);
   });
 });
+
+describe.skipIf(!hasTmux)('envelope batch at a terminal, with duplicate records', () => {
+  const duplicates = () => {
+    const file = join(project, `dupes-${Math.random().toString(36).slice(2)}.jsonl`);
+    const record = { signatory: { name: 'Ada', email: 'ada@example.com' }, merge_data: { company: 'Acme' } };
+    writeFileSync(file, `${JSON.stringify(record)}\n${JSON.stringify(record)}\n`);
+    return file;
+  };
+  const batch = (name: string, extra: string) =>
+    openTerminal(
+      name,
+      `${process.execPath} ${BIN} envelope batch ${duplicates()} --template offer-letter --output ${join(project, `${name}.jsonl`)} ${extra}; echo "exit=$?"`,
+      {
+        cwd: project,
+        env: {
+          ESIGN_CONFIG_DIR: freshConfigDir(),
+          ESIGN_TOKEN: tokenOf(sandbox),
+          ESIGN_BASE_URL: sandbox.baseUrl,
+          CI: 'false',
+          GITHUB_ACTIONS: '',
+        },
+      },
+    );
+
+  it('asks before sending them; No (the default) sends nothing: exit 2', async () => {
+    const terminal = batch('esign-dupes-no', '');
+    try {
+      const question = await terminal.waitFor(/Send it anyway\?/);
+      expect(question).toContain('line 2: same template, signatory email and merge data as line 1');
+      terminal.press('Enter');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('exit=2');
+      expect(final).toContain('--allow-duplicates');
+      expect(await creates()).toEqual([]);
+    } finally {
+      terminal.close();
+    }
+  });
+
+  it('Yes sends them; --yes sends them without asking', async () => {
+    const asked = batch('esign-dupes-yes', '');
+    try {
+      await asked.waitFor(/Send it anyway\?/);
+      asked.press('Left', 'Enter');
+      expect(await asked.waitFor(/exit=\d+/)).toContain('exit=0');
+    } finally {
+      asked.close();
+    }
+    expect(await creates()).toHaveLength(2);
+    const told = batch('esign-dupes-flag', '--yes');
+    try {
+      expect(await told.waitFor(/exit=\d+/)).toContain('exit=0');
+      expect(told.screens.join('\n')).not.toContain('anyway?');
+    } finally {
+      told.close();
+    }
+    expect(await creates()).toHaveLength(4);
+  });
+});

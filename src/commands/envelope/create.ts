@@ -1,6 +1,5 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
 
-import type { Writable } from 'node:stream';
 import * as z from 'zod/mini';
 import type { CreateEnvelopeRequest, Envelope } from '../../api/schemas.js';
 import {
@@ -137,18 +136,9 @@ async function askForMissing(flags: CreateOptions, settings: Settings, ctx: Cont
     { template: flags.template, name: flags.name, email: flags.email, set: flags.set },
     names.names,
     () => [],
-    promptStreamsOf(walk, ctx),
+    walk.streamsOf(ctx),
   );
   return { ...flags, ...answers };
-}
-
-function promptStreamsOf(walk: typeof import('../../envelope/interactive.js'), ctx: Context) {
-  return walk.promptStreams(
-    ctx.stdin.stream(),
-    ctx.spinnerStream as Writable,
-    ctx.terminal.stderrColor > 0,
-    ctx.signal,
-  );
 }
 
 /** The walk-through's last step: what will be sent, and one question. No: exit 2, nothing sent. */
@@ -163,7 +153,7 @@ async function confirmRequest(request: CreateEnvelopeRequest, template: string |
     ...Object.entries(request.merge_data).map(([key, value]) => `${key.padEnd(12)} ${value}`),
     ...(request.expires_in_days === undefined ? [] : [`Expires in   ${request.expires_in_days} days`]),
   ];
-  const yes = await walk.confirmSend(lines.map(escapeControl).join('\n'), promptStreamsOf(walk, ctx));
+  const yes = await walk.confirmSend(lines.map(escapeControl).join('\n'), walk.streamsOf(ctx));
   if (!yes) throw new UsageError('Not sent: you answered no.', { hint: 'Nothing was sent.' });
 }
 
