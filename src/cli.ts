@@ -328,9 +328,15 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--dry-run', 'Print the request body and exit; nothing is sent, no token needed')
     .addOption(new Option('--json', 'Print the envelope as one JSON object').conflicts('quiet'))
     .option('-q, --quiet', 'Print only the signing URL')
+    .option('--open', 'Open the signing URL in the browser ($BROWSER, else the system opener)')
+    .option('--qr', 'Draw the signing URL as a QR code on stderr, to sign on a phone')
+    .option('-y, --yes', 'At a terminal, send without the confirmation that follows the questions')
+    .option('--no-input', 'Never ask: fail on what is missing, as off a terminal (or ESIGN_NO_INPUT=1)')
     .addHelpText(
       'after',
       examples([
+        '# At a terminal, ask for what is missing, show it, and confirm:',
+        'esign envelope create',
         'esign envelope create --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E \\',
         '    --name "Ada Lovelace" --email ada@example.com --set company=Analytical --set start_date=2026-12-01',
         '# Merge data from a file and from another command:',
@@ -385,6 +391,11 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option(
       '--keep-going',
       'Send every record, even when the first 20 answered all failed with the same error (by default the batch stops there)',
+    )
+    .option('-y, --yes', 'At a terminal, send duplicate records without asking')
+    .option(
+      '--no-input',
+      'Never ask: warn about duplicates and send them, as off a terminal (or ESIGN_NO_INPUT=1)',
     )
     .addHelpText(
       'after',

@@ -15,6 +15,7 @@ Where a setting comes from, highest first:
                      or the platform's config folder).
   ESIGN_CI           GitHub Actions integration: auto (default; on when GITHUB_ACTIONS=true),
                      github, or none (flag --ci-output).
+  ESIGN_NO_INPUT     1 or true: never ask questions at a terminal (flag --no-input).
 
 Read from the wider environment:
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   Proxies for the API (loopback addresses are never proxied).
@@ -22,7 +23,9 @@ Read from the wider environment:
   NO_COLOR, FORCE_COLOR               Colour off (NO_COLOR), or forced on or off (FORCE_COLOR=1, =0);
                                       otherwise colour appears only on a terminal.
   TERM=dumb                           No colour (unless forced), no spinner, no progress line.
-  CI                                  Set by CI systems (not false or 0): no spinner, no progress line.
+  CI                                  Set by CI systems (not false or 0): no spinner, no progress line,
+                                      no questions.
+  BROWSER                             The browser command for \`envelope create --open\`.
   GITHUB_ACTIONS, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY
                                       GitHub Actions: step outputs, masking and a job summary.
 

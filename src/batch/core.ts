@@ -19,6 +19,7 @@ import { connect, loadSettings } from '../config/connect.js';
 import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, InputError, InterruptedError, OutputFailedError, UsageError } from '../errors.js';
+import { promptsAllowed } from '../io/interaction.js';
 import type { GlobalOptions } from '../options.js';
 import { redact } from '../text/redact.js';
 import { parseRate, RATE_EXPECTED, type Rate, secondsText } from '../text/units.js';
@@ -69,6 +70,10 @@ export interface BatchFlags extends GlobalOptions, DefaultFlags {
   allowDuplicates?: boolean | undefined;
   /** Send every record even when the first ones all fail the same way. */
   keepGoing?: boolean | undefined;
+  /** At a terminal: send duplicates without asking. */
+  yes?: boolean | undefined;
+  /** `--no-input` (commander's negation of --input): never ask. */
+  input?: boolean | undefined;
 }
 
 export interface BatchRun {
@@ -280,12 +285,28 @@ async function checkRecords(
     if (githubActionsEnabled(flags.ciOutput, ctx.env)) publishInvalid(checked, error, ctx);
     throw error;
   }
-  if (checked.duplicateCount > 0 && !flags.allowDuplicates) {
+  if (checked.duplicateCount > 0 && !flags.allowDuplicates) await settleDuplicates(flags, ctx, checked);
+  return checked;
+}
+
+/**
+ * Duplicates found and not declared meant: a person at a terminal is asked before they are sent
+ * (No, the default: exit 2, nothing sent); a script is warned, and they are sent as before.
+ */
+async function settleDuplicates(flags: ResolvedFlags, ctx: Context, checked: Prepared): Promise<void> {
+  if (flags.yes || !promptsAllowed({ ...flags, noInput: flags.input === false }, ctx)) {
     ctx.stderr.write(
       `${duplicatesWarning(checked)}  Sending them anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
     );
+    return;
   }
-  return checked;
+  ctx.stderr.write(duplicatesWarning(checked));
+  const { askYesNo, streamsOf } = await import('../envelope/interactive.js');
+  const count = checked.duplicateCount;
+  if (await askYesNo(`Send ${count === 1 ? 'it' : `all ${count}`} anyway?`, streamsOf(ctx))) return;
+  throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
+    hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
+  });
 }
 
 /** What the sending phase hands to the report. */

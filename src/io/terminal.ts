@@ -48,7 +48,7 @@ function animationsWanted(stderr: Pick<OutputStream, 'isTTY' | 'columns'>, env: 
 }
 
 /** CI systems set CI (to true, 1, or a name); CI=false or CI=0 says this is not one. */
-function inCi(env: Env): boolean {
+export function inCi(env: Env): boolean {
   const ci = env.CI?.trim().toLowerCase();
   return ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
 }

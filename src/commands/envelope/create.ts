@@ -1,6 +1,7 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
+
 import * as z from 'zod/mini';
-import type { Envelope } from '../../api/schemas.js';
+import type { CreateEnvelopeRequest, Envelope } from '../../api/schemas.js';
 import {
   appendRunnerFile,
   formatOutputs,
@@ -20,9 +21,11 @@ import {
   validateRequest,
 } from '../../envelope/request.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
+import { promptsAllowed } from '../../io/interaction.js';
 import { themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
 import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
+import { escapeControl } from '../../text/terminal-text.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
 
 /**
@@ -40,13 +43,20 @@ export const options = z.object({
   expiresInDays: z.optional(z.string()),
   dryRun: z.optional(z.boolean()),
   quiet: z.optional(z.boolean()),
+  /** `--no-input` (commander's negation of --input): never prompt. */
+  input: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  open: z.optional(z.boolean()),
+  qr: z.optional(z.boolean()),
 });
 type CreateOptions = z.infer<typeof options>;
 
-export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
+export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(flags, ctx);
+  const settings = loadSettings(given, ctx);
+  const walkThrough = wantsWalkThrough(given, ctx);
+  const flags = walkThrough ? await askForMissing(given, settings, ctx) : given;
   const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
   const fromSet = parseSetFlags(flags.set, problems);
   const expiresInDays =
@@ -63,25 +73,14 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
     ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
   };
   const body = validateRequest(draft, problems);
-  if (problems.length > 0 || !body) {
-    const only = problems.length === 1;
-    const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field'))
-      ? InputError
-      : UsageError;
-    throw new ErrorClass(
-      only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`,
-      {
-        details: only ? [] : problems,
-        hint: 'See `esign envelope create --help` for the flags and examples.',
-      },
-    );
-  }
+  if (problems.length > 0 || !body) throw inputProblems(problems);
   const request = normalizeRequest(body);
 
   if (flags.dryRun) {
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     return ExitCode.ok;
   }
+  if (walkThrough && !flags.yes) await confirmRequest(request, flags.template, ctx);
 
   const client = await connect(settings, flags, ctx);
   const { createEnvelope } = await import('../../envelope/send.js');
@@ -102,7 +101,60 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
   else ctx.stdout.write(renderEnvelope(envelope, ctx));
   if (actions) writeStepOutputs(envelope, ctx);
+  if (flags.qr || flags.open) {
+    const { showLink } = await import('../../envelope/show-link.js');
+    await showLink(envelope.signing_url, { qr: flags.qr, open: flags.open, actions }, ctx);
+  }
   return ExitCode.ok;
+}
+
+/** Every problem with the input at once; nothing was sent. */
+function inputProblems(problems: Problems): Error {
+  const only = problems.length === 1;
+  const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field'))
+    ? InputError
+    : UsageError;
+  return new ErrorClass(
+    only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`,
+    {
+      details: only ? [] : problems,
+      hint: 'See `esign envelope create --help` for the flags and examples.',
+    },
+  );
+}
+
+/** A person at a terminal who left out the template, the name or the email is asked for them. */
+function wantsWalkThrough(flags: CreateOptions, ctx: Context): boolean {
+  const missing = flags.template === undefined || flags.name === undefined || flags.email === undefined;
+  return missing && promptsAllowed({ ...flags, noInput: flags.input === false }, ctx);
+}
+
+async function askForMissing(flags: CreateOptions, settings: Settings, ctx: Context): Promise<CreateOptions> {
+  const walk = await import('../../envelope/interactive.js');
+  const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
+  const answers = await walk.askForMissing(
+    { template: flags.template, name: flags.name, email: flags.email, set: flags.set },
+    names.names,
+    () => [],
+    walk.streamsOf(ctx),
+  );
+  return { ...flags, ...answers };
+}
+
+/** The walk-through's last step: what will be sent, and one question. No: exit 2, nothing sent. */
+async function confirmRequest(request: CreateEnvelopeRequest, template: string | undefined, ctx: Context) {
+  const walk = await import('../../envelope/interactive.js');
+  const named =
+    template !== undefined && template.toUpperCase() !== request.template_id ? ` (${template})` : '';
+  const lines = [
+    `Template     ${request.template_id}${named}`,
+    `Signatory    ${request.signatory.name} <${request.signatory.email}>`,
+    ...(request.signatory.phone === undefined ? [] : [`Phone        ${request.signatory.phone}`]),
+    ...Object.entries(request.merge_data).map(([key, value]) => `${key.padEnd(12)} ${value}`),
+    ...(request.expires_in_days === undefined ? [] : [`Expires in   ${request.expires_in_days} days`]),
+  ];
+  const yes = await walk.confirmSend(lines.map(escapeControl).join('\n'), walk.streamsOf(ctx));
+  if (!yes) throw new UsageError('Not sent: you answered no.', { hint: 'Nothing was sent.' });
 }
 
 /** --template: a ULID, or a name from the project file (for the active profile). */
