@@ -59,25 +59,16 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
 
 /**
  * The shells' completion scripts call `esign __complete -- <words>`: what may come next, from the
- * command tree and the profiles in the config. Never fails loudly: a completion offers what it can.
+ * command tree, the profiles in the config and the template names in force. Never fails loudly: a
+ * completion offers what it can.
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
-  const [{ buildProgram, describeTree }, { complete, formatCompletion }] = await Promise.all([
-    import('./cli.js'),
-    import('./commands/completion.js'),
-  ]);
+  const [{ buildProgram, describeTree }, { complete, formatCompletion }, { valueLookup }] = await Promise.all(
+    [import('./cli.js'), import('./commands/completion.js'), import('./commands/completion-values.js')],
+  );
   const program = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} });
-  let profiles: string[] = [];
-  try {
-    const [{ configDir }, { readConfigFile }] = await Promise.all([
-      import('./config/paths.js'),
-      import('./config/store.js'),
-    ]);
-    profiles = Object.keys(readConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir)).profiles ?? {});
-  } catch {
-    // A broken config file is reported by the commands that read it, not by Tab.
-  }
-  ctx.stdout.write(formatCompletion(complete(describeTree(program), words.length ? words : [''], profiles)));
+  const offered = complete(describeTree(program), words.length ? words : [''], valueLookup(ctx));
+  ctx.stdout.write(formatCompletion(offered));
   return ExitCode.ok;
 }
 

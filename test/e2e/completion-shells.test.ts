@@ -13,6 +13,8 @@ const has = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
 const hasBashCompletion = spawnSync('test', ['-f', BASH_COMPLETION]).status === 0;
 
+const ULID = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+
 let home: string;
 let work: string;
 let env: Record<string, string>;
@@ -32,6 +34,7 @@ beforeAll(() => {
   );
   writeFileSync(join(work, 'hires.csv'), 'signatory_name,signatory_email\n');
   writeFileSync(join(work, 'defaults.json'), '{}');
+  writeFileSync(join(work, '.esign.json'), JSON.stringify({ templates: { 'offer-letter': ULID } }));
   env = {
     HOME: home,
     PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
@@ -131,6 +134,34 @@ describe.each(shells)('Tab completion in $name', (shell) => {
     expect(await tab('esign envelope create --data def', /defaults\.json/)).toMatch(/defaults\.json\s*$/);
     term?.close();
     expect(await tab('esign envelope batch hi', /hires\.csv/)).toMatch(/hires\.csv\s*$/);
+  });
+
+  it.skipIf(!hasTmux || !shell.available)('completes the value of --flag=value after the =', async () => {
+    expect(await tab('esign envelope batch hires.csv --format=c', /--format=csv/)).toMatch(
+      /esign envelope batch hires\.csv --format=csv\s*$/,
+    );
+    term?.close();
+    expect(await tab('esign envelope create --data=def', /--data=defaults\.json/)).toMatch(
+      /--data=defaults\.json\s*$/,
+    );
+  });
+
+  it.skipIf(!hasTmux || !shell.available)(
+    'completes template names of .esign.json, in both forms',
+    async () => {
+      expect(await tab('esign envelope create --template off', /--template offer-letter/)).toMatch(
+        /--template offer-letter\s*$/,
+      );
+      term?.close();
+      expect(await tab('esign envelope create --template=off', /--template=offer-letter/)).toMatch(
+        /--template=offer-letter\s*$/,
+      );
+    },
+  );
+
+  it.skipIf(!hasTmux || !shell.available)('offers the sandbox its own flags, not --profile', async () => {
+    // --port is the only flag of the sandbox that starts --p once --profile is not offered.
+    expect(await tab('esign sandbox --p', /esign sandbox --port/)).toMatch(/esign sandbox --port\s*$/);
   });
 
   afterEach(() => term?.close());
