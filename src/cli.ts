@@ -8,6 +8,7 @@ import type { CommandModule, CommandTree, CompleteWith } from './command-types.j
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { describeIssue } from './text/issues.js';
+import { unknownOptionError } from './unknown-option.js';
 
 /** What the entry point learns while a command line is parsed and run. */
 export interface ProgramHooks {
@@ -50,6 +51,11 @@ class EsignCommand extends Command {
     const { load } = handler as LoadingAction;
     if (load) moduleLoaders.set(this, load);
     return super.action(handler);
+  }
+
+  /** Commander's hook for an option this command lacks: said with the commands that have it. */
+  unknownOption(flag: string): never {
+    throw unknownOptionError(this, flag);
   }
 }
 
