@@ -6,7 +6,7 @@ import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
 import { type Context, cachedStdin, failureTracking, type OutputStream, redactingStream } from './context.js';
 import { CliError, ExitCode, InterruptedError, OutputFailedError, UsageError } from './errors.js';
-import { decideTerminal } from './io/terminal.js';
+import { decideTerminal, drawableStream } from './io/terminal.js';
 
 declare const __ESIGN_VERSION__: string;
 export const VERSION = typeof __ESIGN_VERSION__ === 'string' ? __ESIGN_VERSION__ : '0.0.0-dev';
@@ -36,7 +36,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
       return {
         ...ctx,
         stderr: notes,
-        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env),
+        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env, ctx.platform),
       };
     },
     onResult: (code) => {
@@ -210,12 +210,15 @@ export function createProcessContext(
 ): Context {
   const secrets = new Set<string>();
   const stdin = process.stdin as ReadStream;
-  const stderr = redactingStream(failureTracking(process.stderr), secrets);
+  const redactedStderr = redactingStream(failureTracking(process.stderr), secrets);
   const stdout = redactingStream(failureTracking(process.stdout), secrets);
+  const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
+  // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
+  const stderr = drawableStream(redactedStderr, terminal);
   return {
     stdout,
     stderr,
-    terminal: decideTerminal({ stdout, stderr }, process.env),
+    terminal,
     spinnerStream: process.stderr,
     stdin: {
       isTTY: Boolean(stdin.isTTY),

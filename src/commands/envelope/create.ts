@@ -20,7 +20,7 @@ import {
   validateRequest,
 } from '../../envelope/request.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
-import { themeFor } from '../../io/theme.js';
+import { drawable, themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
 import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
@@ -149,6 +149,8 @@ export function renderEnvelope(envelope: Envelope, ctx: Context): string {
     ['Signing URL', c.cyan.underline(envelope.signing_url)],
     ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
   ];
-  const head = ctx.terminal.stdoutIsTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
+  const head = ctx.terminal.stdoutIsTTY
+    ? `${c.green(drawable(ctx.terminal, '✓'))} Envelope created\n`
+    : 'Envelope created\n';
   return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }
