@@ -8,6 +8,7 @@ import type { CommandModule, CommandTree, CompleteWith } from './command-types.j
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { describeIssue } from './text/issues.js';
+import { unknownOptionError } from './unknown-option.js';
 
 /** What the entry point learns while a command line is parsed and run. */
 export interface ProgramHooks {
@@ -51,6 +52,11 @@ class EsignCommand extends Command {
     if (load) moduleLoaders.set(this, load);
     return super.action(handler);
   }
+
+  /** Commander's hook for an option this command lacks: said with the commands that have it. */
+  unknownOption(flag: string): never {
+    throw unknownOptionError(this, flag);
+  }
 }
 
 /** The module a command runs (undefined for `help` and the groups), for the help-matches-schema test. */
@@ -60,6 +66,10 @@ export function loadCommandModule(command: Command): Promise<CommandModule<never
 
 /** Commands whose stderr is a live log (the sandbox): under --json it is not held back for the error object. */
 const STREAMS_STDERR = new Set(['sandbox']);
+
+/** Commands that read no profile and call no API: the connection's global flags mean nothing to them. */
+const CONNECTION_FLAGS = ['--profile', '--base-url', '--timeout'];
+const UNCONNECTED = new Set(['sandbox', 'completion']);
 
 /** "--expires-in-days" for the option key "expiresInDays", "<file>" for a positional argument. */
 function flagName(command: Command, key: string): string {
@@ -116,6 +126,7 @@ export function describeTree(command: Command): CommandTree {
       name: a.name(),
       ...(completions.has(a) ? { complete: completions.get(a) as CompleteWith } : {}),
     })),
+    unusedGlobals: UNCONNECTED.has(command.name()) ? CONNECTION_FLAGS : [],
     subcommands: command.commands.filter((c) => !hidden(c)).map(describeTree),
   };
 }
@@ -312,7 +323,13 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   envelope
     .command('create')
     .description('Create an envelope from a template and get its signing URL')
-    .option('--template <id|name>', 'Template id (a ULID), or a name from .esign.json; required')
+    .addOption(
+      option(
+        '--template <id|name>',
+        'Template id (a ULID), or a name from .esign.json; required',
+        'template',
+      ),
+    )
     .addOption(
       option(
         '--data <file>',
@@ -355,9 +372,12 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .description('Create one envelope per record of a CSV or JSON Lines file')
     .addArgument(argument('<file>', 'A .csv or .jsonl file; - reads stdin (with --format)', 'file'))
     .addOption(option('--format <format>', 'Input format (needed for stdin)', ['jsonl', 'csv']))
-    .option(
-      '--template <id|name>',
-      'Default template for records without one: an id (a ULID), or a name from .esign.json',
+    .addOption(
+      option(
+        '--template <id|name>',
+        'Default template for records without one: an id (a ULID), or a name from .esign.json',
+        'template',
+      ),
     )
     .addOption(
       option('--data <file>', 'Default merge data (JSON object); repeatable', 'file').argParser(collect),

@@ -23,6 +23,7 @@ Read from the wider environment:
   NO_COLOR, FORCE_COLOR               Colour off (NO_COLOR), or forced on or off (FORCE_COLOR=1, =0);
                                       otherwise colour appears only on a terminal.
   TERM=dumb                           No colour (unless forced), no spinner, no progress line.
+  LC_ALL, LC_CTYPE, LANG              Not UTF-8 (LANG=C): symbols and spinner in ASCII on a terminal.
   CI                                  Set by CI systems (not false or 0): no spinner, no progress line,
                                       no questions.
   BROWSER                             The browser command for \`envelope create --open\`.

@@ -6,7 +6,7 @@ import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
 import { type Context, cachedStdin, failureTracking, type OutputStream, redactingStream } from './context.js';
 import { CliError, ExitCode, InterruptedError, OutputFailedError, UsageError } from './errors.js';
-import { decideTerminal } from './io/terminal.js';
+import { decideTerminal, drawableStream } from './io/terminal.js';
 
 declare const __ESIGN_VERSION__: string;
 export const VERSION = typeof __ESIGN_VERSION__ === 'string' ? __ESIGN_VERSION__ : '0.0.0-dev';
@@ -36,7 +36,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
       return {
         ...ctx,
         stderr: notes,
-        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env),
+        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env, ctx.platform),
       };
     },
     onResult: (code) => {
@@ -59,25 +59,16 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
 
 /**
  * The shells' completion scripts call `esign __complete -- <words>`: what may come next, from the
- * command tree and the profiles in the config. Never fails loudly: a completion offers what it can.
+ * command tree, the profiles in the config and the template names in force. Never fails loudly: a
+ * completion offers what it can.
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
-  const [{ buildProgram, describeTree }, { complete, formatCompletion }] = await Promise.all([
-    import('./cli.js'),
-    import('./commands/completion.js'),
-  ]);
+  const [{ buildProgram, describeTree }, { complete, formatCompletion }, { valueLookup }] = await Promise.all(
+    [import('./cli.js'), import('./commands/completion.js'), import('./commands/completion-values.js')],
+  );
   const program = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} });
-  let profiles: string[] = [];
-  try {
-    const [{ configDir }, { readConfigFile }] = await Promise.all([
-      import('./config/paths.js'),
-      import('./config/store.js'),
-    ]);
-    profiles = Object.keys(readConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir)).profiles ?? {});
-  } catch {
-    // A broken config file is reported by the commands that read it, not by Tab.
-  }
-  ctx.stdout.write(formatCompletion(complete(describeTree(program), words.length ? words : [''], profiles)));
+  const offered = complete(describeTree(program), words.length ? words : [''], valueLookup(ctx));
+  ctx.stdout.write(formatCompletion(offered));
   return ExitCode.ok;
 }
 
@@ -226,12 +217,15 @@ export function createProcessContext(
 ): Context {
   const secrets = new Set<string>();
   const stdin = process.stdin as ReadStream;
-  const stderr = redactingStream(failureTracking(process.stderr), secrets);
+  const redactedStderr = redactingStream(failureTracking(process.stderr), secrets);
   const stdout = redactingStream(failureTracking(process.stdout), secrets);
+  const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
+  // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
+  const stderr = drawableStream(redactedStderr, terminal);
   return {
     stdout,
     stderr,
-    terminal: decideTerminal({ stdout, stderr }, process.env),
+    terminal,
     spinnerStream: process.stderr,
     stdin: {
       isTTY: Boolean(stdin.isTTY),

@@ -5,7 +5,7 @@ import { baseUrlWarning, normalizeBaseUrl, resolveProfileName } from '../config/
 import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { themeFor } from '../io/theme.js';
+import { drawable, themeFor } from '../io/theme.js';
 import { globalOptions } from '../options.js';
 import { loadProjectFile } from '../project/project-file.js';
 
@@ -78,7 +78,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
   });
 
   const c = themeFor(ctx.terminal, 'stderr');
-  const mark = ctx.terminal.stderrIsTTY ? `${c.green('✓')} ` : '';
+  const mark = ctx.terminal.stderrIsTTY ? `${c.green(drawable(ctx.terminal, '✓'))} ` : '';
   ctx.stderr.write(
     `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
   );

@@ -33,6 +33,6 @@ function drawQr(url: string, actions: boolean, ctx: Context): void {
     return;
   }
   ctx.stderr.write(
-    `\n${qrLines(url, (ctx.terminal as { unicode?: boolean }).unicode ?? true).join('\n')}\n\nScan to sign: the code holds the signing URL.\n`,
+    `\n${qrLines(url, ctx.terminal.unicode).join('\n')}\n\nScan to sign: the code holds the signing URL.\n`,
   );
 }

@@ -22,7 +22,7 @@ import {
 } from '../../envelope/request.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
-import { themeFor } from '../../io/theme.js';
+import { drawable, themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
 import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
 import { escapeControl } from '../../text/terminal-text.js';
@@ -201,6 +201,8 @@ export function renderEnvelope(envelope: Envelope, ctx: Context): string {
     ['Signing URL', c.cyan.underline(envelope.signing_url)],
     ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
   ];
-  const head = ctx.terminal.stdoutIsTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
+  const head = ctx.terminal.stdoutIsTTY
+    ? `${c.green(drawable(ctx.terminal, '✓'))} Envelope created\n`
+    : 'Envelope created\n';
   return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }
