@@ -56,7 +56,11 @@ interface ToolCall {
 
 const sandboxEnv = () => ({ ESIGN_BASE_URL: sandbox.baseUrl, ESIGN_TOKEN: tokenOf(sandbox) });
 
-async function serve(args: string[], env: Record<string, string>, cwd = project): Promise<Served> {
+/**
+ * Starts `esign mcp` under the SDK's client: the 2025 handshake (`initialize`) that most clients
+ * speak, or with `modern` the 2026-07-28 revision's (`server/discover`).
+ */
+async function serve(args: string[], env: Record<string, string>, modern = false): Promise<Served> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...args],
@@ -66,14 +70,17 @@ async function serve(args: string[], env: Record<string, string>, cwd = project)
       ESIGN_CONFIG_DIR: freshConfigDir(),
       ...env,
     },
-    cwd,
+    cwd: project,
     stderr: 'pipe',
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = new Client({ name: 'esign-test', version: '1.0.0' });
+  const client = new Client(
+    { name: 'esign-test', version: '1.0.0' },
+    modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   await client.connect(transport);
   const results: string[] = [];
   return {
@@ -118,11 +125,12 @@ const OFFER_FLAGS = [
 ];
 
 describe('esign mcp: the tools listed', () => {
-  it('lists the four tools with their annotations; --read-only and --tools list only those allowed', async () => {
+  it('lists the four tools with their annotations; --read-only and --tools list only those allowed (in both protocol eras)', async () => {
     const all = sandboxServed;
     const [readOnly, named] = await Promise.all([
-      serve(['--read-only'], sandboxEnv()),
-      serve(['--tools', 'list_templates, get_status'], sandboxEnv()),
+      // No token at all: the read-only tools need none, as `envelope create --dry-run` needs none.
+      serve(['--read-only'], { ESIGN_BASE_URL: sandbox.baseUrl }),
+      serve(['--tools', 'list_templates, get_status'], sandboxEnv(), true),
     ]);
     try {
       const { tools } = await all.client.listTools();
@@ -159,10 +167,16 @@ describe('esign mcp: the tools listed', () => {
         'get_status',
       ]);
       // A tool that is not listed cannot be called either.
+      const before = sandbox.requests().length;
       await expect(readOnly.call('create_envelope', OFFER_ARGS)).rejects.toThrow(
         'Tool create_envelope not found',
       );
-      expect(sandbox.requests()).toHaveLength(0);
+      const checked = await readOnly.call('validate_envelope', OFFER_ARGS);
+      expect(checked.isError).toBeFalsy();
+      expect(checked.structuredContent).toMatchObject({ template_id: ACME_OFFER });
+      const status = (await readOnly.call('get_status')).structuredContent as { token: unknown };
+      expect(status.token).toEqual({ value: null, source: 'none', overrides_profile: false });
+      expect(sandbox.requests()).toHaveLength(before);
     } finally {
       await Promise.all([readOnly.close(), named.close()]);
     }
