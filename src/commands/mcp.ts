@@ -36,6 +36,11 @@ export async function run(flags: McpOptions, ctx: Context): Promise<number> {
     templates: () => templatesReport(settings),
     status: () => statusReport(settings),
   };
+  // The client's log of the server (stderr) says what it serves; a person who ran it by hand learns what it waits for.
+  ctx.stderr.write(
+    `esign mcp: serving ${chosen.join(', ')} (profile '${settings.profile.value}') on standard input and output.\n`,
+  );
+  if (ctx.stdin.isTTY) ctx.stderr.write('esign mcp: an MCP client starts this; press Ctrl-C to stop.\n');
   const restoreConsole = consoleTo(ctx.stderr);
   try {
     await serveTools(

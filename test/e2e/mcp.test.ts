@@ -265,6 +265,9 @@ describe('esign mcp against esign sandbox', () => {
       source: 'env ESIGN_TOKEN',
       overrides_profile: false,
     });
+    expect(served.stderr()).toContain(
+      "esign mcp: serving create_envelope, validate_envelope, list_templates, get_status (profile 'default')",
+    );
     expect(served.stderr()).toContain(`created envelope ${envelope.envelope_id}`);
     expectNoToken(served, token);
   });
