@@ -255,7 +255,9 @@ describe('esign mcp against esign sandbox', () => {
       runBin(['templates', '--json'], { env, cwd: project }),
       runBin(['status', '--json'], { env, cwd: project }),
     ]);
-    expect((await served.call('list_templates')).structuredContent).toEqual(JSON.parse(templates.stdout));
+    // The text is what `esign templates --json` prints (structured content wraps it when it is not an object).
+    const listed = (await served.call('list_templates')).content[0] as { type: string; text: string };
+    expect(JSON.parse(listed.text)).toEqual(JSON.parse(templates.stdout));
     const reported = (await served.call('get_status')).structuredContent as Record<string, unknown>;
     const expected = JSON.parse(status.stdout);
     // Two config folders, one for each process: all else is the same.
