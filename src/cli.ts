@@ -481,6 +481,30 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .action(action(() => import('./commands/sandbox.js')));
 
   program
+    .command('mcp')
+    .description('Serve esign to assistants: a Model Context Protocol server on stdin and stdout')
+    .option(
+      '--read-only',
+      'List only the tools that send nothing (validate_envelope, list_templates, get_status)',
+    )
+    .option(
+      '--tools <names>',
+      'List only these tools, comma-separated: create_envelope, validate_envelope, list_templates, get_status',
+    )
+    .addHelpText(
+      'after',
+      examples([
+        '# Started by an MCP client, not by hand; register it with one, e.g. Claude Code:',
+        'claude mcp add esign -- esign mcp --profile production',
+        '# An assistant that may check envelopes but never send one:',
+        'esign mcp --read-only',
+        '# Rehearse against the sandbox (ESIGN_TOKEN from `esign sandbox`):',
+        'ESIGN_BASE_URL=http://127.0.0.1:4010/api/v1 esign mcp',
+      ]),
+    )
+    .action(action(() => import('./commands/mcp.js')));
+
+  program
     .command('completion')
     .description('Print a shell completion script')
     .addArgument(argument('<shell>', 'The shell: bash, zsh or fish', ['bash', 'zsh', 'fish']))

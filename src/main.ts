@@ -5,7 +5,16 @@ import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
 import { type Context, cachedStdin, failureTracking, type OutputStream, redactingStream } from './context.js';
-import { CliError, ExitCode, InterruptedError, OutputFailedError, UsageError } from './errors.js';
+import {
+  CliError,
+  ExitCode,
+  errorBody,
+  hintOf,
+  InterruptedError,
+  messageOf,
+  OutputFailedError,
+  UsageError,
+} from './errors.js';
 import { decideTerminal, drawableStream } from './io/terminal.js';
 
 declare const __ESIGN_VERSION__: string;
@@ -149,31 +158,9 @@ export function reportError(error: unknown, ctx: Context, mode: ReportMode): num
   return known ? error.exitCode : ExitCode.internal;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof CliError
-    ? error.message
-    : `Unexpected internal error: ${(error as Error)?.message ?? String(error)}`;
-}
-
-function hintOf(error: unknown): string | undefined {
-  return error instanceof CliError
-    ? error.hint
-    : 'Run again with --verbose for details, and report it if it persists.';
-}
-
 /** The `error` object printed under --json. */
 function jsonErrorBody(error: unknown, mode: ReportMode): Record<string, unknown> {
-  const known = error instanceof CliError;
-  const body: Record<string, unknown> = {
-    code: known ? error.code : 'internal',
-    message: messageOf(error),
-    status: known ? error.status : null,
-  };
-  const hint = hintOf(error);
-  if (hint) body.hint = hint;
-  if (known && error.details.length > 0) body.details = error.details;
-  const requestId = (error as { requestId?: unknown }).requestId;
-  if (typeof requestId === 'string') body.request_id = requestId;
+  const body = errorBody(error);
   if (mode.notes && mode.notes.length > 0) body.notes = mode.notes;
   if (mode.verbose && error instanceof Error) body.trace = traceOf(error);
   return body;

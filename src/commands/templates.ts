@@ -2,6 +2,7 @@
 // their ids. Nothing is sent: names are a local convenience, the API only knows ids.
 import type * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
+import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
@@ -10,16 +11,22 @@ import { templateNamesFor } from '../project/templates.js';
 
 export const options = GlobalOptions;
 
+/** What `--json` prints, and what `esign mcp`'s list_templates returns: the names in force and their ids. */
+export function templatesReport(settings: Settings) {
+  const profile = settings.profile.value;
+  const templates = templateNamesFor(settings.project, profile);
+  const names = Object.keys(templates.names).sort();
+  const sorted = Object.fromEntries(names.map((name) => [name, templates.names[name]]));
+  return { project_file: templates.file ?? null, profile, templates: sorted };
+}
+
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
   const settings = loadSettings(options, ctx);
   const profile = settings.profile.value;
   const templates = templateNamesFor(settings.project, profile);
   const names = Object.keys(templates.names).sort();
   if (options.json) {
-    const sorted = Object.fromEntries(names.map((name) => [name, templates.names[name]]));
-    ctx.stdout.write(
-      `${JSON.stringify({ project_file: templates.file ?? null, profile, templates: sorted })}\n`,
-    );
+    ctx.stdout.write(`${JSON.stringify(templatesReport(settings))}\n`);
     return ExitCode.ok;
   }
   if (!templates.file) {

@@ -172,7 +172,8 @@ export function parseExpiresInDays(
   return Number(raw);
 }
 
-const FIELD_NAMES: Record<string, string> = {
+/** The request's fields as `envelope create` names them: its flags. */
+export const FIELD_NAMES: Record<string, string> = {
   template_id: '--template',
   'signatory.name': '--name',
   'signatory.email': '--email',

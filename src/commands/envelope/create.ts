@@ -1,5 +1,4 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
-
 import * as z from 'zod/mini';
 import type { CreateEnvelopeRequest, Envelope } from '../../api/schemas.js';
 import {
@@ -12,19 +11,19 @@ import {
 import { connect, loadSettings } from '../../config/connect.js';
 import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { buildCreateRequest, type InputNames } from '../../envelope/create-request.js';
 import {
-  normalizeRequest,
+  FIELD_NAMES,
   type Problems,
   parseExpiresInDays,
   parseSetFlags,
   readMergeDataFiles,
-  validateRequest,
 } from '../../envelope/request.js';
-import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
+import { ExitCode, OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { drawable, themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
-import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
+import { templateNamesFor } from '../../project/templates.js';
 import { escapeControl } from '../../text/terminal-text.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
 
@@ -51,6 +50,13 @@ export const options = z.object({
 });
 type CreateOptions = z.infer<typeof options>;
 
+/** Problems name the flags; merge-data problems start with --data. */
+const CREATE_FLAG_NAMES: InputNames = {
+  fields: FIELD_NAMES,
+  mergeData: '--data',
+  hint: 'See `esign envelope create --help` for the flags and examples.',
+};
+
 export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   // The settings first: the profile chooses which template names of the project file are in force.
@@ -59,22 +65,22 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const flags = walkThrough ? await askForMissing(given, settings, ctx) : given;
   const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
   const fromSet = parseSetFlags(flags.set, problems);
-  const expiresInDays =
-    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
-    settings.project?.content.defaults?.expires_in_days;
-  const draft = {
-    template_id: templateIdOf(flags.template, settings, problems),
-    merge_data: { ...fromFiles, ...fromSet },
-    signatory: {
-      name: flags.name,
-      email: flags.email,
-      ...(flags.phone === undefined ? {} : { phone: flags.phone }),
+  const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const request = buildCreateRequest(
+    {
+      template: flags.template,
+      mergeData: { ...fromFiles, ...fromSet },
+      signatory: {
+        name: flags.name,
+        email: flags.email,
+        ...(flags.phone === undefined ? {} : { phone: flags.phone }),
+      },
+      expiresInDays,
     },
-    ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
-  };
-  const body = validateRequest(draft, problems);
-  if (problems.length > 0 || !body) throw inputProblems(problems);
-  const request = normalizeRequest(body);
+    settings,
+    problems,
+    CREATE_FLAG_NAMES,
+  );
 
   if (flags.dryRun) {
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
@@ -106,21 +112,6 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
     await showLink(envelope.signing_url, { qr: flags.qr, open: flags.open, actions }, ctx);
   }
   return ExitCode.ok;
-}
-
-/** Every problem with the input at once; nothing was sent. */
-function inputProblems(problems: Problems): Error {
-  const only = problems.length === 1;
-  const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field'))
-    ? InputError
-    : UsageError;
-  return new ErrorClass(
-    only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`,
-    {
-      details: only ? [] : problems,
-      hint: 'See `esign envelope create --help` for the flags and examples.',
-    },
-  );
 }
 
 /** A person at a terminal who left out the template, the name or the email is asked for them. */
@@ -155,19 +146,6 @@ async function confirmRequest(request: CreateEnvelopeRequest, template: string |
   ];
   const yes = await walk.confirmSend(lines.map(escapeControl).join('\n'), walk.streamsOf(ctx));
   if (!yes) throw new UsageError('Not sent: you answered no.', { hint: 'Nothing was sent.' });
-}
-
-/** --template: a ULID, or a name from the project file (for the active profile). */
-function templateIdOf(value: string | undefined, settings: Settings, problems: Problems): string | undefined {
-  if (value === undefined) return undefined;
-  const resolved = resolveTemplate(
-    value,
-    templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom),
-    '--template',
-  );
-  if ('id' in resolved) return resolved.id;
-  problems.push(resolved.problem);
-  return UNRESOLVED_TEMPLATE_ID;
 }
 
 /** The step outputs envelope_id, signing_url, status and expires_at, in $GITHUB_OUTPUT. */
