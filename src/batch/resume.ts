@@ -4,7 +4,7 @@
 import { existsSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { describeReadError } from '../fs/files.js';
+import { describeReadError, isDiskFull } from '../fs/files.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { DurableAppender } from './durable-file.js';
@@ -179,8 +179,10 @@ export async function claimOutput(
         hint: `Wait for it to finish, or stop it. If none is running, remove ${lockPath}.`,
       }),
     failed: (error) =>
-      new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}.`, {
-        hint: 'The folder of --output must be writable.',
+      new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}. Nothing was sent.`, {
+        hint: isDiskFull(error)
+          ? 'Free some space on the disk that holds --output (the run needs room for its results), or write --output to another disk.'
+          : 'The folder of --output must be writable.',
       }),
   });
   try {
