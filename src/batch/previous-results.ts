@@ -50,39 +50,46 @@ export async function inspectTail(path: string): Promise<ResultsTail> {
   const size = (await stat(path)).size;
   const handle = await open(path, 'r');
   try {
-    let tail = Buffer.alloc(0);
+    // Read backwards, a chunk at a time, until the last line with anything but blanks has begun.
+    const chunks: Buffer[] = [];
+    const scan: LineScan = { contentEnd: -1, lineStart: -1 };
     let start = size;
-    for (;;) {
-      const found = lastLine(tail);
-      if (found || start === 0) {
-        if (!found) return { end: size, size, unterminated: false }; // blank (or empty) file
-        const [lineStart, lineEnd] = found;
-        // A line found with nothing before it in the buffer may go on before it: read more then.
-        if (lineStart > 0 || start === 0) {
-          const whole = readJson(tail.subarray(lineStart, lineEnd).toString('utf8')).ok;
-          if (!whole) return { end: start + lineStart, size, unterminated: false };
-          return { end: size, size, unterminated: !isBreak(tail[tail.length - 1] as number) };
-        }
-      }
+    while (start > 0 && scan.lineStart < 0) {
       const from = Math.max(0, start - 64 * 1024);
       const chunk = Buffer.alloc(start - from);
       await handle.read(chunk, 0, chunk.length, from);
-      tail = Buffer.concat([chunk, tail]);
+      scanBackwards(chunk, from, scan);
+      chunks.unshift(chunk);
       start = from;
     }
+    if (scan.contentEnd < 0) return { end: size, size, unterminated: false }; // blank (or empty)
+    const lineStart = Math.max(scan.lineStart, 0);
+    const tail = Buffer.concat(chunks);
+    const line = tail.subarray(lineStart - start, scan.contentEnd - start).toString('utf8');
+    if (!readJson(line).ok) return { end: lineStart, size, unterminated: false };
+    return { end: size, size, unterminated: !isBreak(tail[tail.length - 1] as number) };
   } finally {
     await handle.close();
   }
 }
 
-/** Where the last line with anything but blanks starts and ends in `bytes` (its start 0 when no break precedes it). */
-function lastLine(bytes: Buffer): [number, number] | undefined {
-  let end = bytes.length;
-  while (end > 0 && isBlank(bytes[end - 1] as number)) end--;
-  if (end === 0) return undefined;
-  let start = end;
-  while (start > 0 && !isBreak(bytes[start - 1] as number)) start--;
-  return [start, end];
+/** Where (in the file) the last line with anything but blanks ends, and where it starts; -1 until found. */
+interface LineScan {
+  contentEnd: number;
+  lineStart: number;
+}
+
+/** Goes on with `scan` through `chunk`, which starts at `offset` in the file and ends where the previous one began. */
+function scanBackwards(chunk: Buffer, offset: number, scan: LineScan): void {
+  for (let i = chunk.length - 1; i >= 0; i--) {
+    const byte = chunk[i] as number;
+    if (scan.contentEnd < 0) {
+      if (!isBlank(byte)) scan.contentEnd = offset + i + 1;
+    } else if (isBreak(byte)) {
+      scan.lineStart = offset + i + 1;
+      return;
+    }
+  }
 }
 
 /**
