@@ -14,7 +14,7 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
 import { UsageError } from '../errors.js';
-import { readLinesKnowingLast } from '../fs/lines.js';
+import { isTornLine, readLinesKnowingLast } from '../fs/lines.js';
 import { DurableAppender } from './durable-file.js';
 import { formatJournalHeader, formatReservation, formatSentNote, parseJournalEntry } from './formats.js';
 import type { PreviousResults } from './previous-results.js';
@@ -127,11 +127,9 @@ export async function readJournal(path: string): Promise<JournalContents> {
     let lineNumber = 0;
     for await (const { text, last } of lines) {
       lineNumber++;
+      if (isTornLine(text, last)) continue;
       const parsed = parseJournalEntry(text);
-      if (!parsed.ok) {
-        if (parsed.invalidJson && last) continue;
-        throw badJournalLine(path, lineNumber, parsed.problem);
-      }
+      if (!parsed.ok) throw badJournalLine(path, lineNumber, parsed.problem);
       const { value } = parsed;
       switch (value.kind) {
         case 'header':

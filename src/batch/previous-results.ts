@@ -2,8 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { appendFile, open, stat, truncate } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { readLines } from '../fs/lines.js';
-import { readJson } from '../text/json.js';
+import { isTornLine, readLines } from '../fs/lines.js';
 import { OUTCOME_UNKNOWN, parseResult } from './formats.js';
 
 export type PreviousState = 'created' | 'unknown' | 'failed';
@@ -66,7 +65,7 @@ export async function inspectTail(path: string): Promise<ResultsTail> {
     const lineStart = Math.max(scan.lineStart, 0);
     const tail = Buffer.concat(chunks);
     const line = tail.subarray(lineStart - start, scan.contentEnd - start).toString('utf8');
-    if (!readJson(line).ok) return { end: lineStart, size, unterminated: false };
+    if (isTornLine(line, true)) return { end: lineStart, size, unterminated: false };
     return { end: size, size, unterminated: !isBreak(tail[tail.length - 1] as number) };
   } finally {
     await handle.close();

@@ -4,6 +4,7 @@
 
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { readJson } from '../text/json.js';
 
 /**
  * The lines of `input` as text, split where readline splits with `crlfDelay: Infinity` ("\n",
@@ -59,4 +60,12 @@ export async function* readLinesKnowingLast(
     previous = text;
   }
   if (previous !== undefined) yield { text: previous, last: true };
+}
+
+/**
+ * Whether a line of a file esign appends to (results, journal) was torn by a write cut short: only
+ * the last line can be, and it is when it is not JSON (every line written is a JSON object).
+ */
+export function isTornLine(text: string, last: boolean): boolean {
+  return last && !readJson(text).ok;
 }
