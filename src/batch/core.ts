@@ -50,7 +50,7 @@ import {
   sameFailureStopText,
   summaryText,
 } from './report.js';
-import { claimOutput, loadPrevious, realOutputPath } from './resume.js';
+import { claimOutput, loadPrevious, realOutputPath, refuseOverwrite } from './resume.js';
 import { type BatchOutcome, type ResultSink, runBatch } from './run-batch.js';
 import { fileSink, stdoutSink } from './sinks.js';
 import { createSpool, type SpooledRecord } from './spool.js';
@@ -120,6 +120,7 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   // A resume is refused when the earlier results were sent to another API than this run's.
   const sameApi = { baseUrl: settings.baseUrl.value, shownAs: flags.output };
   if (flags.dryRun) {
+    if (output) refuseOverwrite(output, flags); // as the run would
     const previous =
       output && flags.resume ? await loadPrevious(output, { ...sameApi, write: false }) : new Map();
     return { code: await dryRun(flags, ctx, format, path, defaults, previous), report: undefined };

@@ -10,6 +10,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { ConfigFileError } from '../errors.js';
+import { describeReadError, isDiskFull } from '../fs/files.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { locate, readJson } from '../text/json.js';
@@ -107,9 +108,11 @@ export async function updateConfigFile(
         ),
       failed: (error) =>
         new ConfigFileError(
-          `Cannot create ${lockPath} to change the config file: ${(error as Error).message}`,
+          `Cannot create ${lockPath} to change the config file: ${describeReadError(error)}.`,
           {
-            hint: 'Check the permissions of the config folder.',
+            hint: isDiskFull(error)
+              ? 'Free some space on the disk that holds the config folder, or set ESIGN_CONFIG_DIR to a folder on another disk.'
+              : 'Check the permissions of the config folder.',
             cause: error,
           },
         ),

@@ -163,6 +163,8 @@ function requestView(request: ReceivedRequest) {
     path: request.path,
     headers: redactedHeaders(request.headers),
     body: request.body,
+    body_bytes: request.bodyBytes,
+    body_truncated: request.bodyTruncated,
     status: request.status,
   };
 }
@@ -283,6 +285,7 @@ function handleLog(call: AdminCall, name: 'requests' | 'envelopes'): void {
     total: log.total,
     kept: log.size,
     capacity: log.capacity,
+    ...(name === 'requests' ? { kept_bytes: log.bytes, capacity_bytes: log.maxBytes } : {}),
     [name]:
       name === 'requests'
         ? (shown as ReceivedRequest[]).map(requestView)
