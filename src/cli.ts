@@ -478,7 +478,7 @@ function argument(name: string, description: string, complete: CompleteWith): Ar
 async function showHelp(program: Command, words: string[], ctx: Context): Promise<number> {
   const { HELP_TOPICS } = await import('./help-topics.js');
   const [first = ''] = words;
-  const topic = words.length === 1 ? HELP_TOPICS[first] : undefined;
+  const topic = words.length === 1 && Object.hasOwn(HELP_TOPICS, first) ? HELP_TOPICS[first] : undefined;
   if (topic) {
     ctx.stdout.write(topic);
     return 0;

@@ -171,19 +171,37 @@ export function configPermissionWarning(dir: string, platform: NodeJS.Platform =
   }
 }
 
+// Profiles are looked up as own keys only: a profile named `constructor` or `toString` is a profile
+// like any other, never Object.prototype's function of that name.
 export function getProfile(config: ConfigFile, name: string): Profile | undefined {
-  return config.profiles?.[name];
+  const profiles = config.profiles;
+  return profiles && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+}
+
+/** The names of the stored profiles, in the config's order. */
+export function profileNames(config: ConfigFile): string[] {
+  return Object.keys(config.profiles ?? {});
 }
 
 /** Returns the named profile, creating it in the config. */
 export function ensureProfile(config: ConfigFile, name: string): Profile {
   config.profiles ??= {};
-  config.profiles[name] ??= {};
-  return config.profiles[name] as Profile;
+  const existing = getProfile(config, name);
+  if (existing) return existing;
+  const created: Profile = {};
+  config.profiles[name] = created;
+  return created;
 }
 
 /** Drops profiles left with no settings, so logout leaves no empty shells behind. */
 export function pruneProfile(config: ConfigFile, name: string): void {
-  const profile = config.profiles?.[name];
+  const profile = getProfile(config, name);
   if (profile && Object.keys(profile).length === 0 && config.profiles) delete config.profiles[name];
+}
+
+/** Removes a profile and everything stored in it; false when there was none. */
+export function deleteProfile(config: ConfigFile, name: string): boolean {
+  if (!getProfile(config, name) || !config.profiles) return false;
+  delete config.profiles[name];
+  return true;
 }
