@@ -1,13 +1,13 @@
 // esign login: store a token (and the base URL, when given) in a profile. Nothing is sent.
 import * as z from 'zod/mini';
+import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
-import { baseUrlWarning, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
+import { baseUrlWarning, normalizeBaseUrl } from '../config/settings.js';
 import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { globalOptions } from '../options.js';
-import { loadProjectFile } from '../project/project-file.js';
 
 const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
 
@@ -51,7 +51,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
       hint: 'A flag shows up in `ps` and in your shell history. Run `esign login` to paste it at a hidden prompt, or pipe it in: printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
     });
   }
-  const profile = resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value;
+  const profile = profileToChange(options, ctx);
   const baseUrl = options.baseUrl === undefined ? undefined : normalizeBaseUrl(options.baseUrl, '--base-url');
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   readConfigFile(dir); // a broken config file is reported before the user types a secret
