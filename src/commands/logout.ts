@@ -1,6 +1,6 @@
 // esign logout: forget a profile's token. The token stays valid on the server until it is revoked.
 import type * as z from 'zod/mini';
-import { profileToChange } from '../config/connect.js';
+import { storedProfileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
@@ -10,7 +10,7 @@ import { GlobalOptions } from '../options.js';
 export const options = GlobalOptions;
 
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const profile = profileToChange(options, ctx);
+  const profile = storedProfileToChange(options, ctx);
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   if (getProfile(readConfigFile(dir), profile)?.token === undefined) {
     ctx.stderr.write(`No token is stored for profile '${profile}'; nothing to do.\n`);

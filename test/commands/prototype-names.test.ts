@@ -32,8 +32,17 @@ describe('names that plain objects inherit', () => {
   it('a profile named like an inherited property that is not stored is unknown, not a function', async () => {
     const login = await runCli(['login', '--with-token', '--profile', 'real'], { stdin: TOKEN });
     const { configDir } = login.ctx;
-    const list = await runCli(['config', 'list', '--profile', 'toString', '--json'], { configDir });
-    expect(JSON.parse(list.stdout)).toMatchObject({ profile: 'toString', base_url: null, token: null });
+    for (const command of [['config', 'list'], ['logout'], ['profile', 'delete']]) {
+      const argv = command[1] === 'delete' ? [...command, 'toString'] : [...command, '--profile', 'toString'];
+      const result = await runCli(argv, { configDir });
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr, argv.join(' ')).toContain("Profile 'toString' does not exist");
+    }
+    const login2 = await runCli(['login', '--with-token', '--profile', 'toString'], {
+      configDir,
+      stdin: TOKEN,
+    });
+    expect(login2.stderr).not.toContain('replaced');
   });
 
   it.each(NAMES)('esign help %s is an unknown topic (exit 2), not a crash', async (name) => {
