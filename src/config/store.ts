@@ -12,7 +12,8 @@ import * as z from 'zod/mini';
 import { ConfigFileError } from '../errors.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
 import { describeIssue, issuePath } from '../text/issues.js';
-import { locate, readJson } from '../text/json.js';
+import { findDeepNesting, locate, readJson } from '../text/json.js';
+import { escapeControl } from '../text/terminal-text.js';
 import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
 
 export const Profile = z.looseObject({
@@ -26,6 +27,9 @@ export const ConfigFile = z.looseObject({
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
+/** Far deeper than esign's config (profiles.<name>.<key>) nests, and well within what is safe to walk. */
+const MAX_CONFIG_DEPTH = 64;
+
 const FIX_HINT = 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.';
 
 /**
@@ -35,6 +39,14 @@ const FIX_HINT = 'Fix the file by hand, or move it away to start afresh. esign n
  */
 export function parseConfigText(text: string, path: string): ConfigFile {
   if (text.trim() === '') return {}; // trim() removes a byte-order mark too
+  // A file nested deeper than any config is refused before anything recursive (a key's position) meets it.
+  const deep = findDeepNesting(text, MAX_CONFIG_DEPTH);
+  if (deep) {
+    throw new ConfigFileError(
+      `${path}:${deep.line}:${deep.column}: the config file nests objects or arrays more than ${MAX_CONFIG_DEPTH} levels deep; it is not an esign config.`,
+      { hint: FIX_HINT },
+    );
+  }
   const read = readJson(text);
   if (!read.ok) {
     throw new ConfigFileError(
@@ -46,7 +58,8 @@ export function parseConfigText(text: string, path: string): ConfigFile {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0] as z.core.$ZodIssue;
   const at = locate(text, issue.path.map(String));
-  const where = issue.path.length > 0 ? `'${issuePath(issue)}'` : 'the top level';
+  // Keys are the file's text: escaped, so that a control character in one cannot act on the terminal.
+  const where = issue.path.length > 0 ? `'${escapeControl(issuePath(issue))}'` : 'the top level';
   throw new ConfigFileError(
     `${path}:${at.line}:${at.column}: the config file is not an esign config: ${where} ${describeIssue(issue, read.value)}.`,
     { hint: FIX_HINT },

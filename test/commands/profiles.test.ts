@@ -120,3 +120,22 @@ describe('esign templates reads only the project file', () => {
     );
   });
 });
+
+describe('the config file, as the project file, is data', () => {
+  it('a config nested too deep is a clear error (exit 1), not a crash; its keys are escaped in messages', async () => {
+    const configDir = freshConfigDir();
+    mkdirSync(configDir, { recursive: true });
+    const path = join(configDir, 'config.json');
+    writeFileSync(path, `{"profiles": {"a": ${'['.repeat(100_000)}${']'.repeat(100_000)}}}`, { mode: 0o600 });
+    const deep = await runCli(['status'], { configDir });
+    expect(deep.code).toBe(1);
+    expect(deep.stderr).toContain(
+      `error: ${path}:1:82: the config file nests objects or arrays more than 64 levels deep; it is not an esign config.`,
+    );
+    writeFileSync(path, '{"profiles": {"a\\u001b[2J": 5}}', { mode: 0o600 });
+    const keyed = await runCli(['profile', 'list'], { configDir });
+    expect(keyed.code).toBe(1);
+    expect(keyed.stderr).not.toContain('\u001b');
+    expect(keyed.stderr).toContain("'profiles.a\\x1b[2J' must be a JSON object");
+  });
+});

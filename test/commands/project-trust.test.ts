@@ -142,6 +142,25 @@ describe('trust: git ownership rule', () => {
   );
 });
 
+describe('ESIGN_PROJECT_FILE', () => {
+  it('names the project file (relative to the current folder); one that does not exist is exit 2', async () => {
+    const { root, nested } = repository({ templates: { nda: OFFER } });
+    const other = join(root, 'other.json');
+    writeFileSync(other, JSON.stringify({ templates: { elsewhere: OTHER } }));
+    const named = await runCli(['templates', '--json'], {
+      cwd: nested,
+      env: { ESIGN_PROJECT_FILE: '../../other.json' },
+    });
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ project_file: other, templates: { elsewhere: OTHER } });
+    const missing = await runCli(['templates'], { cwd: nested, env: { ESIGN_PROJECT_FILE: 'nope.json' } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `error: ESIGN_PROJECT_FILE names ${join(nested, 'nope.json')}, which does not exist.`,
+    );
+  });
+});
+
 describe('what stands at .esign.json', () => {
   it('a dangling or looping symbolic link is an error naming it, never a reason to use the parent file', async () => {
     const { root, nested } = repository({ templates: { nda: OFFER } });
