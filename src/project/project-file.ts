@@ -263,9 +263,14 @@ export function parseProjectFile(text: string, path: string): ProjectFile {
     );
   }
   const parsed = ProjectFile.safeParse(read.value);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues
-    .flatMap((issue) => describeProjectIssue(issue, text, read.value))
+  const protoNames = protoTemplateNames(read.value, text);
+  if (parsed.success && protoNames.length === 0) return parsed.data;
+  const problems = [
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.flatMap((issue) => describeProjectIssue(issue, text, read.value))),
+    ...protoNames,
+  ]
     .sort((a, b) => a.line - b.line || a.column - b.column)
     .map((problem) => `${shown}:${problem.line}:${problem.column}: ${problem.text}`);
   throw new UsageError(problems[0] as string, { details: problems.slice(1), hint: HINT });
@@ -293,6 +298,30 @@ function describeProjectIssue(issue: z.core.$ZodIssue, text: string, root: unkno
       ? describeTemplateName(path.at(-1) as string)
       : describeIssue(issue, root);
   return [{ ...locate(text, path), text: `${where} ${what}.` }];
+}
+
+/**
+ * A template named `__proto__`: zod's records skip that key, so it would vanish without a word.
+ * It breaks the name rule (it starts with '_'), and is told as any other bad name is.
+ */
+function protoTemplateNames(root: unknown, text: string): Problem[] {
+  if (!isObject(root)) return [];
+  const places: string[][] = [['templates']];
+  if (isObject(root.profiles)) {
+    for (const profile of Object.keys(root.profiles)) places.push(['profiles', profile, 'templates']);
+  }
+  return places
+    .filter((path) => {
+      const names = path.reduce<unknown>(
+        (value, key) => (isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined),
+        root,
+      );
+      return isObject(names) && Object.hasOwn(names, '__proto__');
+    })
+    .map((path) => ({
+      ...locate(text, [...path, '__proto__']),
+      text: `'${escapeControl([...path, '__proto__'].join('.'))}' ${describeTemplateName('__proto__')}.`,
+    }));
 }
 
 /** The rule a template name breaks, for a name TEMPLATE_NAME refused (or one shaped like an id). */

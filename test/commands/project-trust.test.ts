@@ -260,4 +260,13 @@ describe('problems in the project file', () => {
       `${file}:7:5: 'templates.ok' must be a template id (a ULID: 26 characters like ${OFFER}).`,
     ]);
   });
+
+  it('a template named __proto__ is told as a bad name, not dropped without a word', async () => {
+    const { nested, file } = repository(`{"templates": {"__proto__": "${OFFER}", "ok": "${OFFER}"}}`);
+    const result = await runCli(['templates'], { cwd: nested });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `error: ${file}:1:16: 'templates.__proto__' is not a template name: it starts with '_';`,
+    );
+  });
 });
