@@ -41,7 +41,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     return ExitCode.ok;
   }
   if (names.length === 0) {
-    ctx.stderr.write(`${templates.file} names no templates for profile '${profile}'.\n`);
+    ctx.stderr.write(`${escapeControl(templates.file)} names no templates for profile '${profile}'.\n`);
     return ExitCode.ok;
   }
   const c = themeFor(ctx.terminal, 'stdout');
@@ -55,6 +55,6 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
       })
       .join(''),
   );
-  ctx.stderr.write(c.dim(`from ${templates.file}, profile '${profile}'\n`));
+  ctx.stderr.write(c.dim(`from ${escapeControl(templates.file)}, profile '${profile}'\n`));
   return ExitCode.ok;
 }

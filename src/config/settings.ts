@@ -4,6 +4,7 @@ import type { Env } from '../context.js';
 import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
 import { type LoadedProject, lookUpProjectFile, type ProjectLookup } from '../project/project-file.js';
 import { didYouMean } from '../text/suggest.js';
+import { escapeControl } from '../text/terminal-text.js';
 import { isLoopbackHost } from '../transport/loopback.js';
 import { configDir, configFilePath } from './paths.js';
 import { type ConfigFile, getProfile } from './store.js';
@@ -279,6 +280,7 @@ export function describeSource(source: SettingSource): string {
   if (source === 'default') return 'default';
   if (source === 'none') return 'not set';
   if (source.startsWith('env ')) return `environment variable ${source.slice(4)}`;
-  if (source.startsWith('project ')) return `project file ${source.slice(8)}`;
+  // A path is text from the file system: escaped, as every file's text is in a message.
+  if (source.startsWith('project ')) return `project file ${escapeControl(source.slice(8))}`;
   return `profile '${source.slice(8)}'`;
 }
