@@ -93,9 +93,9 @@ export interface ProjectLookup {
 export interface LookupOptions {
   env: Env;
   /**
-   * What the command takes from the file. 'everything' (create, batch, templates): any problem is
-   * an error. 'profile' (login, logout, config, status): the command uses the file's profile only,
-   * so a problem elsewhere in it (a bad template id) is a warning.
+   * What the command takes from the file. 'everything' (create, batch, templates, status, which
+   * shows the names): any problem is an error. 'profile' (login, logout, config, profile list): the
+   * command uses the file's profile only, so a problem elsewhere in it (a bad template id) is a warning.
    */
   uses?: 'everything' | 'profile';
   /** The profile is named by a flag or the environment: the file's own `profile` does not matter. */
