@@ -316,6 +316,34 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText('after', examples(['esign config list', 'esign config list --json | jq -r .profiles[]']))
     .action(configAction('list'));
 
+  const profile = group(program, 'profile', 'List the stored profiles, or delete one', [
+    'esign profile list',
+    'esign profile delete staging',
+  ]);
+  const profileAction = (name: 'list' | 'remove') =>
+    action(() => import('./commands/profile.js').then((module) => module[name]));
+  profile
+    .command('list')
+    .description('List the stored profiles, their base URLs and tokens (masked); * marks the active one')
+    .option('--json', 'Print one JSON object')
+    .addHelpText(
+      'after',
+      examples(['esign profile list', "esign profile list --json | jq -r '.profiles[].name'"]),
+    )
+    .action(profileAction('list'));
+  profile
+    .command('delete')
+    .description('Delete a stored profile with its base URL and token')
+    .addArgument(argument('<name>', 'The profile to delete', 'profile'))
+    .addHelpText(
+      'after',
+      examples([
+        'esign profile delete staging',
+        '# The token stays valid on the server until you revoke it in the dashboard.',
+      ]),
+    )
+    .action(profileAction('remove'));
+
   const envelope = group(program, 'envelope', 'Create envelopes, one at a time or in batches', [
     'esign envelope create --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --name "Ada Lovelace" --email ada@example.com',
     'esign envelope batch hires.csv --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --output results.jsonl',
@@ -537,7 +565,7 @@ function argument(name: string, description: string, complete: CompleteWith): Ar
 async function showHelp(program: Command, words: string[], ctx: Context): Promise<number> {
   const { HELP_TOPICS } = await import('./help-topics.js');
   const [first = ''] = words;
-  const topic = words.length === 1 ? HELP_TOPICS[first] : undefined;
+  const topic = words.length === 1 && Object.hasOwn(HELP_TOPICS, first) ? HELP_TOPICS[first] : undefined;
   if (topic) {
     ctx.stdout.write(topic);
     return 0;

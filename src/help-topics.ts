@@ -13,6 +13,8 @@ Where a setting comes from, highest first:
   ESIGN_TIMEOUT      Seconds a request may take, all of it (flag --timeout; default 30).
   ESIGN_CONFIG_DIR   Folder of config.json (default: $XDG_CONFIG_HOME/esign, ~/.config/esign,
                      or the platform's config folder).
+  ESIGN_PROJECT_FILE The project file to use, instead of the nearest .esign.json; used whoever
+                     owns it (a .esign.json found on the way up is used only when it is yours).
   ESIGN_CI           GitHub Actions integration: auto (default; on when GITHUB_ACTIONS=true),
                      github, or none (flag --ci-output).
   ESIGN_NO_INPUT     1 or true: never ask questions at a terminal (flag --no-input).

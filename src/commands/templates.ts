@@ -8,6 +8,8 @@ import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { GlobalOptions } from '../options.js';
 import { templateNamesFor } from '../project/templates.js';
+import { didYouMean } from '../text/suggest.js';
+import { escapeControl } from '../text/terminal-text.js';
 
 export const options = GlobalOptions;
 
@@ -21,9 +23,18 @@ export function templatesReport(settings: Settings) {
 }
 
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const settings = loadSettings(options, ctx);
+  // Only the project file is read: the profile chooses its names, and need not be stored anywhere
+  // (a CI job lists the names of `--profile production` with no config at all).
+  const settings = loadSettings(options, ctx, { profileMustExist: false });
   const profile = settings.profile.value;
   const templates = templateNamesFor(settings.project, profile);
+  const perProfile = settings.project?.content.profiles ?? {};
+  const known = Object.keys(perProfile).sort();
+  if (settings.project && known.length > 0 && !Object.hasOwn(perProfile, profile)) {
+    // The file's text is data: escaped whole.
+    const note = `${settings.project.path} has no profiles.${profile}, only ${known.join(', ')}: the names below are the top-level ones.${didYouMean(profile, known)}`;
+    ctx.stderr.write(`note: ${escapeControl(note)}\n`);
+  }
   const names = Object.keys(templates.names).sort();
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(templatesReport(settings))}\n`);
@@ -37,20 +48,20 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     return ExitCode.ok;
   }
   if (names.length === 0) {
-    ctx.stderr.write(`${templates.file} names no templates for profile '${profile}'.\n`);
+    ctx.stderr.write(`${escapeControl(templates.file)} names no templates for profile '${profile}'.\n`);
     return ExitCode.ok;
   }
   const c = themeFor(ctx.terminal, 'stdout');
   const width = Math.max(...names.map((name) => name.length));
-  const perProfile = `profiles.${profile}.templates`;
+  const ownOrigin = `profiles.${profile}.templates`;
   ctx.stdout.write(
     names
       .map((name) => {
-        const own = templates.origins[name] === perProfile ? c.dim(`  (${perProfile})`) : '';
+        const own = templates.origins[name] === ownOrigin ? c.dim(`  (${ownOrigin})`) : '';
         return `${name.padEnd(width)}  ${templates.names[name]}${own}\n`;
       })
       .join(''),
   );
-  ctx.stderr.write(c.dim(`from ${templates.file}, profile '${profile}'\n`));
+  ctx.stderr.write(c.dim(`from ${escapeControl(templates.file)}, profile '${profile}'\n`));
   return ExitCode.ok;
 }

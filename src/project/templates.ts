@@ -36,7 +36,8 @@ export function templateNamesFor(
     names[name] = id.toUpperCase();
     origins[name] = 'templates';
   }
-  const own = project.content.profiles?.[profile]?.templates ?? {};
+  const profiles = project.content.profiles ?? {};
+  const own = (Object.hasOwn(profiles, profile) ? profiles[profile]?.templates : undefined) ?? {};
   for (const [name, id] of Object.entries(own)) {
     names[name] = id.toUpperCase();
     origins[name] = `profiles.${profile}.templates`;
