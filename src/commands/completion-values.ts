@@ -24,7 +24,7 @@ function profileNames(_line: CompletionLine, ctx: Context): Candidate[] {
  * ESIGN_PROFILE, else the project file's), each with its id: the same resolution `--template` uses.
  */
 function templateNames(line: CompletionLine, ctx: Context): Candidate[] {
-  const project = ctx.cwd === undefined ? undefined : loadProjectFile(ctx.cwd);
+  const project = ctx.cwd === undefined ? undefined : loadProjectFile(ctx.cwd, ctx.env);
   const profile = resolveProfileName({ profile: line.flag('--profile') }, ctx.env, project);
   const { names } = templateNamesFor(project, profile.value);
   return Object.keys(names)
