@@ -4,13 +4,14 @@ import { storedProfileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
-import { ExitCode } from '../errors.js';
+import { CliError, ExitCode } from '../errors.js';
 import { GlobalOptions } from '../options.js';
 
 export const options = GlobalOptions;
 
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const profile = storedProfileToChange(options, ctx);
+  const profile = profileToForget(options, ctx);
+  if (profile === undefined) return ExitCode.ok;
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   if (getProfile(readConfigFile(dir), profile)?.token === undefined) {
     ctx.stderr.write(`No token is stored for profile '${profile}'; nothing to do.\n`);
@@ -28,4 +29,21 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
   if (ctx.env.ESIGN_TOKEN)
     ctx.stderr.write('note: ESIGN_TOKEN is still set in this environment and will be used.\n');
   return ExitCode.ok;
+}
+
+/**
+ * The profile whose token goes. One that is not stored while others are is told as every command
+ * tells it ("did you mean"), but as a warning: the contract makes logout exit 0 whenever there was
+ * no token to remove, so that a cleanup step in a script never fails for it. Undefined: nothing to do.
+ */
+function profileToForget(options: z.infer<typeof GlobalOptions>, ctx: Context): string | undefined {
+  try {
+    return storedProfileToChange(options, ctx);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== 'usage' || !/does not exist/.test(error.message))
+      throw error;
+    ctx.stderr.write(`warning: ${error.message} Nothing was removed.\n`);
+    if (error.hint) ctx.stderr.write(`hint: ${error.hint}\n`);
+    return undefined;
+  }
 }
