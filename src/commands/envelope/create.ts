@@ -9,20 +9,18 @@ import {
   maskValues,
 } from '../../ci/github-actions.js';
 import { connect, loadSettings } from '../../config/connect.js';
-import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import {
-  normalizeRequest,
+  buildCreateRequest,
   type Problems,
   parseExpiresInDays,
   parseSetFlags,
   readMergeDataFiles,
-  validateRequest,
 } from '../../envelope/request.js';
 import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
 import { themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
-import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../../project/templates.js';
+import { templateNamesFor } from '../../project/templates.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
 
 /**
@@ -52,8 +50,9 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   const expiresInDays =
     parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
     settings.project?.content.defaults?.expires_in_days;
+  const templates = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
   const draft = {
-    template_id: templateIdOf(flags.template, settings, problems),
+    template: flags.template,
     merge_data: { ...fromFiles, ...fromSet },
     signatory: {
       name: flags.name,
@@ -62,8 +61,8 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
     },
     ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
   };
-  const body = validateRequest(draft, problems);
-  if (problems.length > 0 || !body) {
+  const request = buildCreateRequest(draft, templates, problems);
+  if (problems.length > 0 || !request) {
     const only = problems.length === 1;
     const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field'))
       ? InputError
@@ -76,7 +75,6 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
       },
     );
   }
-  const request = normalizeRequest(body);
 
   if (flags.dryRun) {
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
@@ -103,19 +101,6 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   else ctx.stdout.write(renderEnvelope(envelope, ctx));
   if (actions) writeStepOutputs(envelope, ctx);
   return ExitCode.ok;
-}
-
-/** --template: a ULID, or a name from the project file (for the active profile). */
-function templateIdOf(value: string | undefined, settings: Settings, problems: Problems): string | undefined {
-  if (value === undefined) return undefined;
-  const resolved = resolveTemplate(
-    value,
-    templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom),
-    '--template',
-  );
-  if ('id' in resolved) return resolved.id;
-  problems.push(resolved.problem);
-  return UNRESOLVED_TEMPLATE_ID;
 }
 
 /** The step outputs envelope_id, signing_url, status and expires_at, in $GITHUB_OUTPUT. */
