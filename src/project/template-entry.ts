@@ -5,6 +5,14 @@ import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const NOT_A_NAME = 'is not a template name (letters, digits and . _ -, at most 64 characters)';
+const LOOKS_LIKE_ID = 'is a ULID; a template name must not look like an id';
+
+/** What is wrong with a template name, or undefined: the rule the schema below keeps. */
+export function templateNameProblem(name: string): string | undefined {
+  if (!TEMPLATE_NAME.test(name)) return NOT_A_NAME;
+  return ULID_PATTERN.test(name) ? LOOKS_LIKE_ID : undefined;
+}
 
 const templateId = z
   .string()
@@ -43,8 +51,8 @@ export type TemplateEntry = z.infer<typeof TemplateEntry>;
 /** `templates` (top level or per profile): name → entry. */
 export const TemplateEntries = z.record(
   z.string().check(
-    z.regex(TEMPLATE_NAME, 'is not a template name (letters, digits and . _ -, at most 64 characters)'),
-    z.refine((name) => !ULID_PATTERN.test(name), 'is a ULID; a template name must not look like an id'),
+    z.regex(TEMPLATE_NAME, NOT_A_NAME),
+    z.refine((name) => !ULID_PATTERN.test(name), LOOKS_LIKE_ID),
   ),
   TemplateEntry,
 );
