@@ -61,7 +61,7 @@ export function describeFieldCheck(
   );
   if (check.missing.length > 0) {
     problems.push(
-      `template '${template.label}' requires ${check.missing.length === 1 ? 'field' : 'fields'} ${quoted(check.missing)}, missing or empty${describeHelp(check.missing, template.fields)}`,
+      `${check.missing.length === 1 ? 'merge field' : 'merge fields'} ${quoted(check.missing)} ${check.missing.length === 1 ? 'is' : 'are'} required by template '${template.label}', and missing or empty${describeHelp(check.missing, template.fields)}`,
     );
   }
   return problems;
@@ -131,7 +131,7 @@ export class FieldProblems {
     }
     for (const entry of this.#missing.values()) {
       problems.push(
-        `template '${entry.template.label}' requires field '${entry.field}', missing or empty on ${linesOf(entry)}${describeHelp([entry.field], entry.template.fields)}`,
+        `merge field '${entry.field}' is required by template '${entry.template.label}', and missing or empty on ${linesOf(entry)}${describeHelp([entry.field], entry.template.fields)}`,
       );
     }
     return problems;

@@ -94,7 +94,7 @@ describe('envelope create checks merge data against the declared fields', () => 
         "merge field 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'?",
       );
       expect(result.stderr).toContain(
-        "template 'offer-letter' requires field 'start_date', missing or empty",
+        "merge field 'start_date' is required by template 'offer-letter', and missing or empty",
       );
     }
     expect(await requestsSent()).toEqual([]);
@@ -103,8 +103,11 @@ describe('envelope create checks merge data against the declared fields', () => 
   it('every required field missing or empty is named; by id as by name', async () => {
     const result = await create(ACME_OFFER, ['--set', 'company= ', '--set', 'role=Engineer']);
     expect(result.code).toBe(2);
+    const asJson = await create('offer-letter', ['--set', 'role=Engineer', '--json']);
+    expect(asJson.code).toBe(2);
+    expect(JSON.parse(asJson.stderr).error).toMatchObject({ code: 'invalid_input', status: null });
     expect(result.stderr).toContain(
-      "template 'offer-letter' requires fields 'company', 'start_date', missing or empty (company: Legal name of the employer; start_date: e.g. 2026-12-01)",
+      "merge fields 'company', 'start_date' are required by template 'offer-letter', and missing or empty (company: Legal name of the employer; start_date: e.g. 2026-12-01)",
     );
     expect(await requestsSent()).toEqual([]);
   });
@@ -142,7 +145,7 @@ describe('envelope batch checks every record before the first request', () => {
       expect(said).toBe(1);
       expect(result.stderr).toContain("Did you mean 'start_date'?");
       expect(result.stderr).toContain(
-        "template 'offer-letter' requires field 'company', missing or empty on lines 5, 9, 13, 17, 21, 25, 29",
+        "merge field 'company' is required by template 'offer-letter', and missing or empty on lines 5, 9, 13, 17, 21, 25, 29",
       );
       expect(result.stderr).toContain('30 of 30 records are invalid');
     }
@@ -158,7 +161,7 @@ describe('envelope batch checks every record before the first request', () => {
     const result = await runBin(['envelope', 'batch', bad], { env, cwd: repo });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      "template 'offer-letter' requires field 'start_date', missing or empty on line 2",
+      "merge field 'start_date' is required by template 'offer-letter', and missing or empty on line 2",
     );
     expect(result.stderr).toContain('1 of 2 records is invalid');
     expect(await requestsSent()).toEqual([]);

@@ -42,7 +42,7 @@ describe('checkMergeData', () => {
     expect(describeFieldCheck(check as NonNullable<typeof check>, offer)).toEqual([
       "merge field 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary)",
       "merge field 'bonus' is not a field of template 'offer-letter'. (its fields: company, start_date, salary)",
-      "template 'offer-letter' requires fields 'company', 'start_date', missing or empty (company: Legal name of the employer; start_date: e.g. 2026-12-01)",
+      "merge fields 'company', 'start_date' are required by template 'offer-letter', and missing or empty (company: Legal name of the employer; start_date: e.g. 2026-12-01)",
     ]);
   });
 
@@ -70,8 +70,8 @@ describe('FieldProblems: a batch tells each problem once, with its lines', () =>
     }
     expect(problems.describe()).toEqual([
       "column 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary; lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more)",
-      "template 'offer-letter' requires field 'start_date', missing or empty on lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more (start_date: e.g. 2026-12-01)",
-      "template 'offer-letter' requires field 'company', missing or empty on lines 3, 6, 9, 12, 15, 18, 21, 24, 27, 30 and 3 more (company: Legal name of the employer)",
+      "merge field 'start_date' is required by template 'offer-letter', and missing or empty on lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more (start_date: e.g. 2026-12-01)",
+      "merge field 'company' is required by template 'offer-letter', and missing or empty on lines 3, 6, 9, 12, 15, 18, 21, 24, 27, 30 and 3 more (company: Legal name of the employer)",
     ]);
   });
 });
