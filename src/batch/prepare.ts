@@ -301,7 +301,7 @@ export async function prepare(
  */
 function addFieldProblems(prepared: Prepared, fieldProblems: FieldProblems): void {
   if (fieldProblems.size === 0) return;
-  const described = fieldProblems.describe();
+  const described = fieldProblems.describe(prepared.total);
   prepared.problemCount += described.length;
   prepared.problems = [...described, ...prepared.problems].slice(
     0,

@@ -121,8 +121,12 @@ export class FieldProblems {
     return this.#unknown.size + this.#missing.size;
   }
 
-  /** The problems as sentences, unknown keys first, in the order they were first met. */
-  describe(): string[] {
+  /**
+   * The problems as sentences, unknown keys first, in the order they were first met. `total`: how
+   * many records there were, so that a problem on every one says so instead of listing lines.
+   */
+  describe(total?: number): string[] {
+    const linesOf = (entry: { lines: number[]; count: number }) => linesText(entry, total);
     const problems: string[] = [];
     for (const entry of this.#unknown.values()) {
       problems.push(
@@ -143,7 +147,8 @@ function noteLine(entry: { lines: number[]; count: number }, line: number): void
   if (entry.lines.length < LISTED_LINES) entry.lines.push(line);
 }
 
-function linesOf(entry: { lines: number[]; count: number }): string {
+function linesText(entry: { lines: number[]; count: number }, total: number | undefined): string {
+  if (entry.count === total && total > 1) return `all ${total} records`;
   const more = entry.count - entry.lines.length;
   return `${entry.count === 1 ? 'line' : 'lines'} ${entry.lines.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }

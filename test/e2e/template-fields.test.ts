@@ -143,7 +143,9 @@ describe('envelope batch checks every record before the first request', () => {
       expect(result.code).toBe(2);
       const said = result.stderr.split("column 'start_dte' is not a field").length - 1;
       expect(said).toBe(1);
-      expect(result.stderr).toContain("Did you mean 'start_date'?");
+      expect(result.stderr).toContain(
+        "Did you mean 'start_date'? (its fields: company, role, start_date, salary; all 30 records)",
+      );
       expect(result.stderr).toContain(
         "merge field 'company' is required by template 'offer-letter', and missing or empty on lines 5, 9, 13, 17, 21, 25, 29",
       );

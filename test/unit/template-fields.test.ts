@@ -68,6 +68,9 @@ describe('FieldProblems: a batch tells each problem once, with its lines', () =>
         column,
       );
     }
+    expect(problems.describe(39)[0]).toBe(
+      "column 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary; all 39 records)",
+    );
     expect(problems.describe()).toEqual([
       "column 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary; lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more)",
       "merge field 'start_date' is required by template 'offer-letter', and missing or empty on lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more (start_date: e.g. 2026-12-01)",
