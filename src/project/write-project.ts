@@ -1,7 +1,17 @@
 // Writing the project file, decided once: a template entry set in place with jsonc-parser (the rest
 // of the file, its order, indentation and line ends stay as they were), a new file from templates,
 // and the write itself atomic (a temporary file beside it, then a rename), ending with a newline.
-import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser/lib/esm/main.js';
 import type { TemplateEntry, TemplateFields } from './template-entry.js';
@@ -62,6 +72,9 @@ export function writeFileAtomic(path: string, text: string, exclusive = false): 
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(temporary, 'wx', 0o644);
   try {
+    // A file replaced keeps its permissions (the umask decides a new one's, as for any file).
+    const mode = existingMode(path);
+    if (mode !== undefined) fchmodSync(fd, mode);
     writeSync(fd, text);
     fsyncSync(fd);
   } finally {
@@ -79,5 +92,13 @@ export function writeFileAtomic(path: string, text: string, exclusive = false): 
       // already gone
     }
     throw error;
+  }
+}
+
+function existingMode(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o7777;
+  } catch {
+    return undefined;
   }
 }
