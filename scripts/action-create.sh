@@ -9,11 +9,37 @@ set -euo pipefail
 root="${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 temp="${RUNNER_TEMP:-${TMPDIR:-/tmp}}"
 
-# 1. Install: `npm ci` builds dist/ (the prepare script); a checkout that has dist/ already is used as it is.
+# 0. No token (an unset secret, or a pull request from a fork, which gets no secrets): say which input,
+# before anything is installed. Exit 3, as esign's own "no token".
+if [[ -z "${ESIGN_TOKEN:-}" ]]; then
+  message="The action's \`token\` input is empty: no API token reached esign."
+  hint="Pass it from a secret: \`token: \${{ secrets.ESIGN_TOKEN }}\`. Workflows run for pull requests from forks get no secrets."
+  echo "::error title=esign%3A unauthenticated (exit 3)::${message}%0A${hint}" >&2
+  printf 'error: %s\nhint: %s\n' "$message" "$hint" >&2
+  exit 3
+fi
+
+# 1. Install. esign runs from one bundle (dist/, every runtime dependency inside it), so running
+# needs no node_modules at all; only building it does: the runtime dependencies, which the bundle
+# takes in, and esbuild. So a checkout without dist/ gets exactly those: `npm ci --omit=dev` (as
+# locked, scripts off: `prepare` would try to build before esbuild is there), then esbuild alone, at
+# the lockfile's version, in a folder of its own under $RUNNER_TEMP, linked in only for the build.
+# None of the other dev dependencies (TypeScript, Biome, vitest, …) is installed. A checkout that
+# has dist/ already is used as it is.
 if [[ ! -f "$root/dist/main.js" ]]; then
-  echo "Installing esign from $root (npm ci)…" >&2
-  (cd "$root" && npm ci --no-audit --no-fund >&2)
-  [[ -f "$root/dist/main.js" ]] || (cd "$root" && npm run build >&2)
+  echo "Installing esign from $root (npm ci --omit=dev, and esbuild to build it)…" >&2
+  esbuild_version="$(cd "$root" && node -p 'require("./package-lock.json").packages["node_modules/esbuild"].version')"
+  build_tools="$temp/esign-build-tools"
+  (cd "$root" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >&2)
+  npm install --prefix "$build_tools" --no-save --ignore-scripts --no-audit --no-fund "esbuild@$esbuild_version" >&2
+  linked=""
+  if [[ ! -e "$root/node_modules/esbuild" ]]; then
+    mkdir -p "$root/node_modules"
+    ln -s "$build_tools/node_modules/esbuild" "$root/node_modules/esbuild"
+    linked=1
+  fi
+  (cd "$root" && node scripts/build.mjs >&2)
+  if [[ -n "$linked" ]]; then rm "$root/node_modules/esbuild"; fi
 fi
 
 # 2. On PATH: a small launcher in $RUNNER_TEMP, named in $GITHUB_PATH for the steps that follow.
@@ -46,11 +72,24 @@ while IFS= read -r line || [[ -n "$line" ]]; do
 done <<<"${INPUT_SET:-}"
 
 envelope="$(mktemp "$temp/esign-envelope.XXXXXX")"
-trap 'rm -f "$envelope"' EXIT
+said="$(mktemp "$temp/esign-stderr.XXXXXX")"
+trap 'rm -f "$envelope" "$said"' EXIT
 status=0
-esign "${args[@]}" >"$envelope" || status=$?
+esign "${args[@]}" >"$envelope" 2>"$said" || status=$?
+# esign's stderr, for the log: its workflow commands (the mask, the ::error annotation) as they are,
+# and under --json its error object as the message and hint a person reads.
+node -e '
+  for (const line of require("fs").readFileSync(process.argv[1], "utf8").split("\n")) {
+    let error;
+    try { error = JSON.parse(line).error; } catch {}
+    if (!error || typeof error.message !== "string") { if (line) console.error(line); continue; }
+    console.error(`error: ${error.message}`);
+    for (const detail of error.details ?? []) console.error(`  ${detail}`);
+    for (const note of error.notes ?? []) console.error(note);
+    if (error.hint) console.error(`hint: ${error.hint}`);
+  }
+' "$said"
 if [[ $status -ne 0 ]]; then
-  # esign said why on stderr, and as an ::error annotation.
   exit "$status"
 fi
 # One line for the log, without the signing URL (use steps.<id>.outputs.signing_url).

@@ -8,6 +8,7 @@ import type { CommandModule, CommandTree, CompleteWith } from './command-types.j
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { describeIssue } from './text/issues.js';
+import { unknownOptionError } from './unknown-option.js';
 
 /** What the entry point learns while a command line is parsed and run. */
 export interface ProgramHooks {
@@ -51,6 +52,11 @@ class EsignCommand extends Command {
     if (load) moduleLoaders.set(this, load);
     return super.action(handler);
   }
+
+  /** Commander's hook for an option this command lacks: said with the commands that have it. */
+  unknownOption(flag: string): never {
+    throw unknownOptionError(this, flag);
+  }
 }
 
 /** The module a command runs (undefined for `help` and the groups), for the help-matches-schema test. */
@@ -60,6 +66,10 @@ export function loadCommandModule(command: Command): Promise<CommandModule<never
 
 /** Commands whose stderr is a live log (the sandbox): under --json it is not held back for the error object. */
 const STREAMS_STDERR = new Set(['sandbox']);
+
+/** Commands that read no profile and call no API: the connection's global flags mean nothing to them. */
+const CONNECTION_FLAGS = ['--profile', '--base-url', '--timeout'];
+const UNCONNECTED = new Set(['sandbox', 'completion']);
 
 /** "--expires-in-days" for the option key "expiresInDays", "<file>" for a positional argument. */
 function flagName(command: Command, key: string): string {
@@ -116,6 +126,7 @@ export function describeTree(command: Command): CommandTree {
       name: a.name(),
       ...(completions.has(a) ? { complete: completions.get(a) as CompleteWith } : {}),
     })),
+    unusedGlobals: UNCONNECTED.has(command.name()) ? CONNECTION_FLAGS : [],
     subcommands: command.commands.filter((c) => !hidden(c)).map(describeTree),
   };
 }
@@ -349,6 +360,34 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText('after', examples(['esign config list', 'esign config list --json | jq -r .profiles[]']))
     .action(configAction('list'));
 
+  const profile = group(program, 'profile', 'List the stored profiles, or delete one', [
+    'esign profile list',
+    'esign profile delete staging',
+  ]);
+  const profileAction = (name: 'list' | 'remove') =>
+    action(() => import('./commands/profile.js').then((module) => module[name]));
+  profile
+    .command('list')
+    .description('List the stored profiles, their base URLs and tokens (masked); * marks the active one')
+    .option('--json', 'Print one JSON object')
+    .addHelpText(
+      'after',
+      examples(['esign profile list', "esign profile list --json | jq -r '.profiles[].name'"]),
+    )
+    .action(profileAction('list'));
+  profile
+    .command('delete')
+    .description('Delete a stored profile with its base URL and token')
+    .addArgument(argument('<name>', 'The profile to delete', 'profile'))
+    .addHelpText(
+      'after',
+      examples([
+        'esign profile delete staging',
+        '# The token stays valid on the server until you revoke it in the dashboard.',
+      ]),
+    )
+    .action(profileAction('remove'));
+
   const envelope = group(program, 'envelope', 'Create envelopes, one at a time or in batches', [
     'esign envelope create --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --name "Ada Lovelace" --email ada@example.com',
     'esign envelope batch hires.csv --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --output results.jsonl',
@@ -356,7 +395,13 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   envelope
     .command('create')
     .description('Create an envelope from a template and get its signing URL')
-    .option('--template <id|name>', 'Template id (a ULID), or a name from .esign.json; required')
+    .addOption(
+      option(
+        '--template <id|name>',
+        'Template id (a ULID), or a name from .esign.json; required',
+        'template',
+      ),
+    )
     .addOption(
       option(
         '--data <file>',
@@ -372,9 +417,15 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--dry-run', 'Print the request body and exit; nothing is sent, no token needed')
     .addOption(new Option('--json', 'Print the envelope as one JSON object').conflicts('quiet'))
     .option('-q, --quiet', 'Print only the signing URL')
+    .option('--open', 'Open the signing URL in the browser ($BROWSER, else the system opener)')
+    .option('--qr', 'Draw the signing URL as a QR code on stderr, to sign on a phone')
+    .option('-y, --yes', 'At a terminal, send without the confirmation that follows the questions')
+    .option('--no-input', 'Never ask: fail on what is missing, as off a terminal (or ESIGN_NO_INPUT=1)')
     .addHelpText(
       'after',
       examples([
+        '# At a terminal, ask for what is missing, show it, and confirm:',
+        'esign envelope create',
         'esign envelope create --template 01JD7X4ZQ8G1N6RVS0Y2MBKT3E \\',
         '    --name "Ada Lovelace" --email ada@example.com --set company=Analytical --set start_date=2026-12-01',
         '# Merge data from a file and from another command:',
@@ -393,9 +444,12 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .description('Create one envelope per record of a CSV or JSON Lines file')
     .addArgument(argument('<file>', 'A .csv or .jsonl file; - reads stdin (with --format)', 'file'))
     .addOption(option('--format <format>', 'Input format (needed for stdin)', ['jsonl', 'csv']))
-    .option(
-      '--template <id|name>',
-      'Default template for records without one: an id (a ULID), or a name from .esign.json',
+    .addOption(
+      option(
+        '--template <id|name>',
+        'Default template for records without one: an id (a ULID), or a name from .esign.json',
+        'template',
+      ),
     )
     .addOption(
       option('--data <file>', 'Default merge data (JSON object); repeatable', 'file').argParser(collect),
@@ -426,6 +480,15 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--retry-unknown', 'With --resume, send again records whose outcome was unknown')
     .option('--dry-run', 'Check every record and report what would be sent, and duplicates; send nothing')
     .option('--allow-duplicates', 'Do not warn about records that would create the same envelope twice')
+    .option(
+      '--keep-going',
+      'Send every record, even when the first 20 answered all failed with the same error (by default the batch stops there)',
+    )
+    .option('-y, --yes', 'At a terminal, send duplicate records without asking')
+    .option(
+      '--no-input',
+      'Never ask: warn about duplicates and send them, as off a terminal (or ESIGN_NO_INPUT=1)',
+    )
     .addHelpText(
       'after',
       examples([
@@ -490,6 +553,30 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .action(action(() => import('./commands/sandbox.js')));
 
   program
+    .command('mcp')
+    .description('Serve esign to assistants: a Model Context Protocol server on stdin and stdout')
+    .option(
+      '--read-only',
+      'List only the tools that send nothing (validate_envelope, list_templates, get_status)',
+    )
+    .option(
+      '--tools <names>',
+      'List only these tools, comma-separated: create_envelope, validate_envelope, list_templates, get_status',
+    )
+    .addHelpText(
+      'after',
+      examples([
+        '# Started by an MCP client, not by hand; register it with one, e.g. Claude Code:',
+        'claude mcp add esign -- esign mcp --profile production',
+        '# An assistant that may check envelopes but never send one:',
+        'esign mcp --read-only',
+        '# Rehearse against the sandbox (ESIGN_TOKEN from `esign sandbox`):',
+        'ESIGN_BASE_URL=http://127.0.0.1:4010/api/v1 esign mcp',
+      ]),
+    )
+    .action(action(() => import('./commands/mcp.js')));
+
+  program
     .command('completion')
     .description('Print a shell completion script')
     .addArgument(argument('<shell>', 'The shell: bash, zsh or fish', ['bash', 'zsh', 'fish']))
@@ -522,7 +609,7 @@ function argument(name: string, description: string, complete: CompleteWith): Ar
 async function showHelp(program: Command, words: string[], ctx: Context): Promise<number> {
   const { HELP_TOPICS } = await import('./help-topics.js');
   const [first = ''] = words;
-  const topic = words.length === 1 ? HELP_TOPICS[first] : undefined;
+  const topic = words.length === 1 && Object.hasOwn(HELP_TOPICS, first) ? HELP_TOPICS[first] : undefined;
   if (topic) {
     ctx.stdout.write(topic);
     return 0;

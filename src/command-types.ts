@@ -15,8 +15,14 @@ export interface CommandMeta {
   tree(): CommandTree;
 }
 
-/** How a value of a flag or argument is completed in a shell. */
-export type CompleteWith = 'file' | 'profile' | readonly string[];
+/**
+ * Values completed from outside the command tree, each by its own completer
+ * (src/commands/completion-values.ts): profile names in the config, template names in force.
+ */
+export type ValueSourceName = 'profile' | 'template';
+
+/** How a value of a flag or argument is completed in a shell: files, a source, or fixed choices. */
+export type CompleteWith = 'file' | ValueSourceName | readonly string[];
 
 /** The command tree as completion sees it: a narrow, plain description, no commander objects. */
 export interface CommandTree {
@@ -24,6 +30,8 @@ export interface CommandTree {
   aliases: string[];
   description: string;
   options: { flags: string[]; takesValue: boolean; complete?: CompleteWith }[];
+  /** Global flags that mean nothing to this command (the sandbox has no profile): not offered. */
+  unusedGlobals: string[];
   args: { name: string; complete?: CompleteWith }[];
   subcommands: CommandTree[];
 }

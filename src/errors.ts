@@ -135,7 +135,12 @@ export class ConfigFileError extends CliError {
 }
 
 export class InterruptedError extends CliError {
-  constructor(message = 'Interrupted.', options?: CliErrorOptions) {
+  constructor(
+    message = 'Interrupted.',
+    options?: CliErrorOptions,
+    /** The signal that interrupted, when one did: SIGINT is Ctrl-C; SIGTERM comes from a CI runner or `kill`. */
+    readonly signalName?: NodeJS.Signals,
+  ) {
     super(message, ExitCode.interrupted, 'interrupted', options);
   }
 }
@@ -164,4 +169,38 @@ export function describeWriteError(error: NodeJS.ErrnoException): string {
   if (code === 'EIO') return 'an input/output error (EIO)';
   if (code === 'EFBIG') return 'the file is too large (EFBIG)';
   return `${error.message}`;
+}
+
+/** The message shown for any error: a CliError's own, or one that says an unexpected error happened. */
+export function messageOf(error: unknown): string {
+  return error instanceof CliError
+    ? error.message
+    : `Unexpected internal error: ${(error as Error)?.message ?? String(error)}`;
+}
+
+/** The hint shown for any error: a CliError's own, or to run again with --verbose. */
+export function hintOf(error: unknown): string | undefined {
+  return error instanceof CliError
+    ? error.hint
+    : 'Run again with --verbose for details, and report it if it persists.';
+}
+
+/**
+ * What an error says to a program: `code`, `message`, `status`, and `hint`, `details` and
+ * `request_id` when it has them. The `error` object of `--json`, and the error of an `esign mcp`
+ * tool call, are built from it.
+ */
+export function errorBody(error: unknown): Record<string, unknown> {
+  const known = error instanceof CliError;
+  const body: Record<string, unknown> = {
+    code: known ? error.code : 'internal',
+    message: messageOf(error),
+    status: known ? error.status : null,
+  };
+  const hint = hintOf(error);
+  if (hint) body.hint = hint;
+  if (known && error.details.length > 0) body.details = error.details;
+  const requestId = (error as { requestId?: unknown }).requestId;
+  if (typeof requestId === 'string') body.request_id = requestId;
+  return body;
 }

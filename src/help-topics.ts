@@ -13,8 +13,11 @@ Where a setting comes from, highest first:
   ESIGN_TIMEOUT      Seconds a request may take, all of it (flag --timeout; default 30).
   ESIGN_CONFIG_DIR   Folder of config.json (default: $XDG_CONFIG_HOME/esign, ~/.config/esign,
                      or the platform's config folder).
+  ESIGN_PROJECT_FILE The project file to use, instead of the nearest .esign.json; used whoever
+                     owns it (a .esign.json found on the way up is used only when it is yours).
   ESIGN_CI           GitHub Actions integration: auto (default; on when GITHUB_ACTIONS=true),
                      github, or none (flag --ci-output).
+  ESIGN_NO_INPUT     1 or true: never ask questions at a terminal (flag --no-input).
 
 Read from the wider environment:
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   Proxies for the API (loopback addresses are never proxied).
@@ -22,7 +25,10 @@ Read from the wider environment:
   NO_COLOR, FORCE_COLOR               Colour off (NO_COLOR), or forced on or off (FORCE_COLOR=1, =0);
                                       otherwise colour appears only on a terminal.
   TERM=dumb                           No colour (unless forced), no spinner, no progress line.
-  CI                                  Set by CI systems (not false or 0): no spinner, no progress line.
+  LC_ALL, LC_CTYPE, LANG              Not UTF-8 (LANG=C): symbols and spinner in ASCII on a terminal.
+  CI                                  Set by CI systems (not false or 0): no spinner, no progress line,
+                                      no questions.
+  BROWSER                             The browser command for \`envelope create --open\`.
   GITHUB_ACTIONS, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY
                                       GitHub Actions: step outputs, masking and a job summary.
 
@@ -42,7 +48,8 @@ const EXIT_CODES = `Exit codes
   5    The API rejected the request (another 4xx, including 429 after retries).
   6    Network failure: DNS, refused connection, TLS, proxy, timeout.
   7    Server failure: 5xx, or an answer that does not match the API spec.
-  8    Batch finished, but some records failed.
+  8    Batch finished, but some records failed (or it stopped sending after the first 20
+       answered all failed with the same error; --keep-going sends every record).
   9    The output could not be written (closed pipe, full disk): what was created is reported
        on stderr.
   130  Interrupted (Ctrl-C).

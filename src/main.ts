@@ -5,8 +5,17 @@ import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
 import { type Context, cachedStdin, failureTracking, type OutputStream, redactingStream } from './context.js';
-import { CliError, ExitCode, InterruptedError, OutputFailedError, UsageError } from './errors.js';
-import { decideTerminal } from './io/terminal.js';
+import {
+  CliError,
+  ExitCode,
+  errorBody,
+  hintOf,
+  InterruptedError,
+  messageOf,
+  OutputFailedError,
+  UsageError,
+} from './errors.js';
+import { decideTerminal, drawableStream } from './io/terminal.js';
 
 declare const __ESIGN_VERSION__: string;
 export const VERSION = typeof __ESIGN_VERSION__ === 'string' ? __ESIGN_VERSION__ : '0.0.0-dev';
@@ -36,7 +45,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
       return {
         ...ctx,
         stderr: notes,
-        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env),
+        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env, ctx.platform),
       };
     },
     onResult: (code) => {
@@ -59,25 +68,16 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
 
 /**
  * The shells' completion scripts call `esign __complete -- <words>`: what may come next, from the
- * command tree and the profiles in the config. Never fails loudly: a completion offers what it can.
+ * command tree, the profiles in the config and the template names in force. Never fails loudly: a
+ * completion offers what it can.
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
-  const [{ buildProgram, describeTree }, { complete, formatCompletion }] = await Promise.all([
-    import('./cli.js'),
-    import('./commands/completion.js'),
-  ]);
+  const [{ buildProgram, describeTree }, { complete, formatCompletion }, { valueLookup }] = await Promise.all(
+    [import('./cli.js'), import('./commands/completion.js'), import('./commands/completion-values.js')],
+  );
   const program = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} });
-  let profiles: string[] = [];
-  try {
-    const [{ configDir }, { readConfigFile }] = await Promise.all([
-      import('./config/paths.js'),
-      import('./config/store.js'),
-    ]);
-    profiles = Object.keys(readConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir)).profiles ?? {});
-  } catch {
-    // A broken config file is reported by the commands that read it, not by Tab.
-  }
-  ctx.stdout.write(formatCompletion(complete(describeTree(program), words.length ? words : [''], profiles)));
+  const offered = complete(describeTree(program), words.length ? words : [''], valueLookup(ctx));
+  ctx.stdout.write(formatCompletion(offered));
   return ExitCode.ok;
 }
 
@@ -158,35 +158,16 @@ export function reportError(error: unknown, ctx: Context, mode: ReportMode): num
   return known ? error.exitCode : ExitCode.internal;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof CliError
-    ? error.message
-    : `Unexpected internal error: ${(error as Error)?.message ?? String(error)}`;
-}
-
-function hintOf(error: unknown): string | undefined {
-  return error instanceof CliError
-    ? error.hint
-    : 'Run again with --verbose for details, and report it if it persists.';
-}
-
 /** The `error` object printed under --json. */
 function jsonErrorBody(error: unknown, mode: ReportMode): Record<string, unknown> {
-  const known = error instanceof CliError;
-  const body: Record<string, unknown> = {
-    code: known ? error.code : 'internal',
-    message: messageOf(error),
-    status: known ? error.status : null,
-  };
-  const hint = hintOf(error);
-  if (hint) body.hint = hint;
-  if (known && error.details.length > 0) body.details = error.details;
-  const requestId = (error as { requestId?: unknown }).requestId;
-  if (typeof requestId === 'string') body.request_id = requestId;
+  const body = errorBody(error);
   if (mode.notes && mode.notes.length > 0) body.notes = mode.notes;
   if (mode.verbose && error instanceof Error) body.trace = traceOf(error);
   return body;
 }
+
+/** Details of an error (lines of an invalid input) shown in its annotation; the log has them all. */
+const ANNOTATED_DETAILS = 5;
 
 /**
  * In GitHub Actions, a failure is also an `::error` annotation on the run's page (on stderr, which
@@ -196,10 +177,14 @@ function writeAnnotation(error: unknown, ctx: Context, ciOutput: string | undefi
   if (!githubActionsEnabled(ciOutput, ctx.env)) return;
   const known = error instanceof CliError;
   const hint = known && error.hint ? `\n${error.hint}` : '';
+  // The first details too: which lines of an input are invalid, and why.
+  const details = known ? error.details.slice(0, ANNOTATED_DETAILS) : [];
+  const more = known && error.details.length > details.length ? ['…'] : [];
+  const shown = [...details, ...more].map((detail) => `\n${detail}`).join('');
   ctx.stderr.write(
     errorAnnotation(
       `esign: ${known ? error.code : 'internal'} (exit ${known ? error.exitCode : ExitCode.internal})`,
-      `${messageOf(error)}${hint}`,
+      `${messageOf(error)}${shown}${hint}`,
     ),
   );
 }
@@ -219,12 +204,15 @@ export function createProcessContext(
 ): Context {
   const secrets = new Set<string>();
   const stdin = process.stdin as ReadStream;
-  const stderr = redactingStream(failureTracking(process.stderr), secrets);
+  const redactedStderr = redactingStream(failureTracking(process.stderr), secrets);
   const stdout = redactingStream(failureTracking(process.stdout), secrets);
+  const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
+  // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
+  const stderr = drawableStream(redactedStderr, terminal);
   return {
     stdout,
     stderr,
-    terminal: decideTerminal({ stdout, stderr }, process.env),
+    terminal,
     spinnerStream: process.stderr,
     stdin: {
       isTTY: Boolean(stdin.isTTY),
@@ -264,8 +252,9 @@ export async function main(): Promise<void> {
   let interrupts = 0;
   const onSignal = (name: NodeJS.Signals) => {
     interrupts++;
-    if (interrupts === 1) controller.abort(new InterruptedError(`Interrupted (${name}).`));
-    else if (interrupts === 2 && claimed) second.abort(new InterruptedError(`Interrupted again (${name}).`));
+    if (interrupts === 1) controller.abort(new InterruptedError(`Interrupted (${name}).`, {}, name));
+    else if (interrupts === 2 && claimed)
+      second.abort(new InterruptedError(`Interrupted again (${name}).`, {}, name));
     else process.exit(ExitCode.interrupted);
   };
   process.on('SIGINT', onSignal);

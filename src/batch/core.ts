@@ -8,21 +8,29 @@ import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { batchResultLineForLog, publishBatchReport } from '../ci/batch-summary.js';
+import {
+  batchAnnotations,
+  batchResultLineForLog,
+  publishBatchReport,
+  publishInvalidInput,
+} from '../ci/batch-summary.js';
 import { githubActionsEnabled, maskValues } from '../ci/github-actions.js';
 import { connect, loadSettings } from '../config/connect.js';
 import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
-import { ExitCode, InputError, OutputFailedError, UsageError } from '../errors.js';
+import { ExitCode, InputError, InterruptedError, OutputFailedError, UsageError } from '../errors.js';
+import { promptsAllowed } from '../io/interaction.js';
 import type { GlobalOptions } from '../options.js';
 import { redact } from '../text/redact.js';
 import { parseRate, RATE_EXPECTED, type Rate, secondsText } from '../text/units.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
+import { type FailureGroup, sameErrorKey } from './failure-groups.js';
 import { parseResult } from './formats.js';
 import { IntentJournal } from './journal.js';
 import { type NextStep, nextCommand } from './next-command.js';
 import { RateLimiter } from './pacing/rate-limiter.js';
+import { SAME_FAILURE_STOP_AFTER } from './policy.js';
 import {
   checkReadableFile,
   checkWritableFolder,
@@ -34,9 +42,16 @@ import {
 } from './prepare.js';
 import type { PreviousResults } from './previous-results.js';
 import { startProgress } from './progress.js';
-import { type BatchReport, buildReport, summaryText } from './report.js';
-import { claimOutput, loadPrevious, realOutputPath } from './resume.js';
-import { type BatchOutcome, failuresText, type ResultSink, runBatch } from './run-batch.js';
+import {
+  type BatchReport,
+  buildReport,
+  failureListText,
+  listFailuresCommand,
+  sameFailureStopText,
+  summaryText,
+} from './report.js';
+import { claimOutput, loadPrevious, realOutputPath, refuseOverwrite } from './resume.js';
+import { type BatchOutcome, type ResultSink, runBatch } from './run-batch.js';
 import { fileSink, stdoutSink } from './sinks.js';
 import { createSpool, type SpooledRecord } from './spool.js';
 
@@ -53,6 +68,12 @@ export interface BatchFlags extends GlobalOptions, DefaultFlags {
   retryUnknown?: boolean | undefined;
   dryRun?: boolean | undefined;
   allowDuplicates?: boolean | undefined;
+  /** Send every record even when the first ones all fail the same way. */
+  keepGoing?: boolean | undefined;
+  /** At a terminal: send duplicates without asking. */
+  yes?: boolean | undefined;
+  /** `--no-input` (commander's negation of --input): never ask. */
+  input?: boolean | undefined;
 }
 
 export interface BatchRun {
@@ -99,6 +120,7 @@ export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<Bat
   // A resume is refused when the earlier results were sent to another API than this run's.
   const sameApi = { baseUrl: settings.baseUrl.value, shownAs: flags.output };
   if (flags.dryRun) {
+    if (output) refuseOverwrite(output, flags); // as the run would
     const previous =
       output && flags.resume ? await loadPrevious(output, { ...sameApi, write: false }) : new Map();
     return { code: await dryRun(flags, ctx, format, path, defaults, previous), report: undefined };
@@ -182,7 +204,7 @@ async function dryRun(
   if (checked.problemCount > 0) throw invalid(checked, 'nothing would be sent');
   if (checked.duplicateCount > 0) ctx.stderr.write(duplicatesWarning(checked));
   ctx.stderr.write(
-    `Dry run: ${checked.total} records valid; ${checked.toSend} would be sent, ${checked.skipped} skipped (already created), ${checked.unknown} left unknown; ${checked.duplicateCount} duplicates. Nothing was sent.\n`,
+    `Dry run: ${checked.total} records valid; ${checked.toSend} would be sent, ${checked.skipped} skipped (already created), ${checked.unknown} left unknown; ${checked.duplicateCount} ${checked.duplicateCount === 1 ? 'duplicate' : 'duplicates'}. Nothing was sent.\n`,
   );
   return ExitCode.ok;
 }
@@ -259,13 +281,33 @@ async function checkRecords(
   } finally {
     spool.writer.close();
   }
-  if (checked.problemCount > 0) throw invalid(checked, 'nothing was sent');
-  if (checked.duplicateCount > 0 && !flags.allowDuplicates) {
+  if (checked.problemCount > 0) {
+    const error = invalid(checked, 'nothing was sent');
+    if (githubActionsEnabled(flags.ciOutput, ctx.env)) publishInvalid(checked, error, ctx);
+    throw error;
+  }
+  if (checked.duplicateCount > 0 && !flags.allowDuplicates) await settleDuplicates(flags, ctx, checked);
+  return checked;
+}
+
+/**
+ * Duplicates found and not declared meant: a person at a terminal is asked before they are sent
+ * (No, the default: exit 2, nothing sent); a script is warned, and they are sent as before.
+ */
+async function settleDuplicates(flags: ResolvedFlags, ctx: Context, checked: Prepared): Promise<void> {
+  if (flags.yes || !promptsAllowed({ ...flags, noInput: flags.input === false }, ctx)) {
     ctx.stderr.write(
       `${duplicatesWarning(checked)}  Sending them anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
     );
+    return;
   }
-  return checked;
+  ctx.stderr.write(duplicatesWarning(checked));
+  const { askYesNo, streamsOf } = await import('../envelope/interactive.js');
+  const count = checked.duplicateCount;
+  if (await askYesNo(`Send ${count === 1 ? 'it' : `all ${count}`} anyway?`, streamsOf(ctx))) return;
+  throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
+    hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
+  });
 }
 
 /** What the sending phase hands to the report. */
@@ -302,7 +344,10 @@ async function sendChecked(
   // The run's one clock: real time, as the pacer's waits are real.
   const clock = Date.now;
   const limiter = new RateLimiter(clock(), { ceiling: flags.rate, concurrency });
-  const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter);
+  const progress = await startProgress(ctx, checked.total, checked.skipped + checked.unknown, limiter, {
+    json: flags.json,
+    clock,
+  });
   // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports
   // them as unknown), then the summary and the resume command are still printed.
   const hard = new AbortController();
@@ -359,23 +404,20 @@ function reportRun(
   const where = output ? `in ${flags.output}` : 'on stdout';
   const sentTo = flagsAsSent(flags, settings);
   const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
-  const report = buildReport({
-    total: checked.total,
-    counts: outcome.counts,
-    elapsedMs,
-    limits: outcome.limits,
-    resultsFile: output,
-    interrupted: outcome.interrupted,
-    outputError: outputError ? String(outputError.code ?? outputError.message) : undefined,
-    unwritten: outcome.unwritten.length,
-    records: outcome.records,
-    recordsSeen: outcome.recordsSeen,
-  });
+  const report = reportOf(checked, outcome, elapsedMs, output);
   ctx.stderr.write(summaryText(report, where));
-  // The failed records' errors and hints, as `create` prints its own (a 401 stops the run and is
-  // printed as the run's error instead).
-  ctx.stderr.write(failuresText(outcome));
-  if (actions) publishForActions(report, outcome, ctx);
+  // The failed and unknown records by error, as `create` prints its own error and hint (a 401
+  // stops the run and is printed as the run's error instead).
+  const runError = outcome.stoppedBy && sameErrorKey(outcome.stoppedBy);
+  const isRunError = (group: FailureGroup) => group.state === 'failed' && group.key === runError;
+  ctx.stderr.write(
+    failureListText(
+      report,
+      flags.output === undefined ? undefined : listFailuresCommand(flags.output),
+      isRunError,
+    ),
+  );
+  if (actions) publishForActions(report, outcome, ctx, isRunError);
 
   if (outputError) {
     const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls) : undefined;
@@ -388,19 +430,63 @@ function reportRun(
     throw outcome.stoppedBy;
   }
   if (outcome.interrupted) {
-    ctx.stderr.write(interruptedText(sentTo, checked, outcome, output));
+    ctx.stderr.write(interruptedText(sentTo, report.notSent, outcome, output));
     return { code: ExitCode.interrupted, report };
   }
+  if (outcome.sameFailure) ctx.stderr.write(sameFailureStopText(report, afterFixing(sentTo, report, output)));
   if (report.unknown > 0) ctx.stderr.write(unknownNextStep(sentTo, report.unknown, Boolean(output)));
   const code = report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
   return { code, report };
+}
+
+/** The run's BatchReport, from what the checks and the sending came to. */
+function reportOf(
+  checked: Prepared,
+  outcome: BatchOutcome,
+  elapsedMs: number,
+  output: string | undefined,
+): BatchReport {
+  const { counts } = outcome;
+  const outputError = outcome.outputError as NodeJS.ErrnoException | undefined;
+  return buildReport({
+    total: checked.total,
+    counts,
+    elapsedMs,
+    limits: outcome.limits,
+    resultsFile: output,
+    interrupted: outcome.interrupted,
+    stoppedBy: outcome.stoppedBy ? 'unauthenticated' : outcome.sameFailure ? 'same_failure' : undefined,
+    notSent:
+      checked.total - counts.created - counts.failed - counts.unknown - counts.skipped - outcome.abandoned,
+    outputError: outputError ? String(outputError.code ?? outputError.message) : undefined,
+    unwritten: outcome.unwritten.length,
+    records: outcome.records,
+    recordsSeen: outcome.recordsSeen,
+    groups: outcome.groups,
+    otherFailures: outcome.otherFailures,
+  });
+}
+
+/** How to go on after a stop for the same failure, once its cause is fixed. */
+function afterFixing(flags: BatchFlags, report: BatchReport, output: string | undefined): string {
+  if (output) return `finish with\n  ${resumeCommand(flags)}`;
+  // Without --output there is nothing to resume from: the records created would be created again.
+  const created = report.created > 0 ? ` without the ${report.created} records created above` : '';
+  return `run the same command again${created}.`;
 }
 
 /**
  * In GitHub Actions: the job summary and the step outputs. A runner file that cannot be written is
  * the run's error only when nothing else went wrong; otherwise it is a note.
  */
-function publishForActions(report: BatchReport, outcome: BatchOutcome, ctx: Context): void {
+function publishForActions(
+  report: BatchReport,
+  outcome: BatchOutcome,
+  ctx: Context,
+  isRunError: (group: FailureGroup) => boolean,
+): void {
+  // One annotation per error (the run's own error, a 401, is annotated where it is reported).
+  ctx.stderr.write(batchAnnotations(report, isRunError));
   try {
     publishBatchReport(report, ctx.env);
   } catch (error) {
@@ -414,16 +500,31 @@ function publishForActions(report: BatchReport, outcome: BatchOutcome, ctx: Cont
   }
 }
 
+/**
+ * In GitHub Actions, a batch refused for invalid records still says so on the job page: the step
+ * outputs (nothing created) and a job summary listing the invalid lines.
+ */
+function publishInvalid(checked: Prepared, error: InputError, ctx: Context): void {
+  publishInvalidInput(
+    {
+      total: checked.total,
+      invalid: checked.invalid,
+      problems: checked.problems,
+      problemCount: checked.problemCount,
+      message: error.message,
+      hint: error.hint,
+    },
+    ctx.env,
+  );
+}
+
 /** What an interrupted run left: records not sent, requests abandoned, the command that finishes. */
 function interruptedText(
   flags: BatchFlags,
-  checked: Prepared,
+  notSent: number,
   outcome: BatchOutcome,
   output: string | undefined,
 ): string {
-  const { counts } = outcome;
-  const notSent =
-    checked.total - counts.created - counts.failed - counts.unknown - counts.skipped - outcome.abandoned;
   const abandoned =
     outcome.abandoned === 0
       ? ''
@@ -478,10 +579,8 @@ function sendRecords(run: Sending): ReturnType<typeof runBatch> {
       signal: ctx.signal,
       hardSignal: run.hard.signal,
       onProgress: run.progress.update,
-      onStopping: (inFlight) =>
-        ctx.stderr.write(
-          `\nstopping: waiting for ${inFlight} ${inFlight === 1 ? 'request' : 'requests'} in flight; Ctrl-C again to abort\n`,
-        ),
+      stopAfterSameFailures: flags.keepGoing ? undefined : SAME_FAILURE_STOP_AFTER,
+      onStopping: (inFlight) => ctx.stderr.write(stoppingText(inFlight, ctx.signal.reason)),
       onRetry: flags.verbose
         ? ({ line, status, waitMs }) =>
             ctx.stderr.write(
@@ -490,6 +589,20 @@ function sendRecords(run: Sending): ReturnType<typeof runBatch> {
         : undefined,
     },
   });
+}
+
+/**
+ * What the first interrupt says at once: what the run waits for, if anything, and what a second
+ * one does, in the words of the signal that came (Ctrl-C at a terminal, SIGTERM from a CI runner
+ * or `kill`).
+ */
+export function stoppingText(inFlight: number, reason: unknown): string {
+  const signal = reason instanceof InterruptedError ? reason.signalName : undefined;
+  const by = signal === 'SIGTERM' ? ' (SIGTERM)' : '';
+  if (inFlight === 0) return `\nstopping${by}: no request is in flight; no new record is sent\n`;
+  const requests = `${inFlight} ${inFlight === 1 ? 'request' : 'requests'}`;
+  const again = signal === 'SIGTERM' ? 'a second SIGTERM or Ctrl-C abandons them' : 'Ctrl-C again to abort';
+  return `\nstopping${by}: waiting for ${requests} in flight; ${again}\n`;
 }
 
 function unknownNextStep(flags: BatchFlags, unknown: number, hasOutput: boolean): string {

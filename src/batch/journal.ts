@@ -14,7 +14,7 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
 import { UsageError } from '../errors.js';
-import { readLines } from '../fs/lines.js';
+import { isTornLine, readLinesKnowingLast } from '../fs/lines.js';
 import { DurableAppender } from './durable-file.js';
 import { formatJournalHeader, formatReservation, formatSentNote, parseJournalEntry } from './formats.js';
 import type { PreviousResults } from './previous-results.js';
@@ -113,24 +113,23 @@ export class IntentJournal {
 }
 
 /**
- * Reads a journal through its schemas. A line that is not JSON was torn by a kill or a power cut:
- * it came after the last sync, and whatever it announced was not yet relied on (a record is sent
- * only once its reservation is synced). A JSON line that does not match is reported with its
- * number: a resume that skipped it could send a record a second time.
+ * Reads a journal through its schemas. A last line that is not JSON was torn by a kill or a power
+ * cut: it came after the last sync, and whatever it announced was not yet relied on (a record is
+ * sent only once its reservation is synced). Any other line that is not an entry (not JSON before
+ * other lines, or JSON that does not match) is reported with its number: a resume that skipped it
+ * could send a record it noted as sent a second time.
  */
 export async function readJournal(path: string): Promise<JournalContents> {
   const contents: JournalContents = { boot: null, reserved: [], sent: [] };
   const fingerprints = new Map<number, string | undefined>();
   try {
-    const lines = readLines(createReadStream(path));
+    const lines = readLinesKnowingLast(createReadStream(path));
     let lineNumber = 0;
-    for await (const text of lines) {
+    for await (const { text, last } of lines) {
       lineNumber++;
+      if (isTornLine(text, last)) continue;
       const parsed = parseJournalEntry(text);
-      if (!parsed.ok) {
-        if (parsed.invalidJson) continue;
-        throw badJournalLine(path, lineNumber, parsed.problem);
-      }
+      if (!parsed.ok) throw badJournalLine(path, lineNumber, parsed.problem);
       const { value } = parsed;
       switch (value.kind) {
         case 'header':

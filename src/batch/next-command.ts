@@ -1,7 +1,7 @@
 // The batch command a user is told to run next (to resume after an interrupt or a failed output,
 // to send unknown records again), built from the run's parsed options: pasted as printed into a
 // POSIX shell, it sends to the same API (base URL, profile), as fast and as patiently (rate,
-// concurrency, retries, wait budget, timeout), the same records (file, format, template, data,
+// concurrency, retries, wait budget, timeout, --keep-going), the same records (file, format, template, data,
 // set, expiry, duplicates) and writes to the same --output. Every value is printed, defaults too:
 // a resume by a later version whose defaults changed still runs as the first half did. The token
 // is never a flag, so never in it.
@@ -25,6 +25,7 @@ export interface NextCommandOptions {
   rate?: Rate | undefined;
   maxRateWait?: number | undefined;
   allowDuplicates?: boolean | undefined;
+  keepGoing?: boolean | undefined;
   output?: string | undefined;
 }
 
@@ -65,6 +66,7 @@ function recordFlags(options: NextCommandOptions): string[] {
     ...(options.set ?? []).flatMap((set) => flag('--set', set)),
     ...optional('--expires-in-days', options.expiresInDays),
     ...(options.allowDuplicates ? ['--allow-duplicates'] : []),
+    ...(options.keepGoing ? ['--keep-going'] : []),
   ];
 }
 

@@ -12,10 +12,13 @@
 //
 // Every wait counts against `maxRateWaitMs` from the moment the record was ready to go: a record
 // whose next wait would end past it fails now, not after waiting for nothing.
+//
+// And for the whole batch: a 401 stops it (above), and so do the first 20 answered records all
+// refused with the same error (afterAnswer), unless --keep-going.
 
 import type { CreateOutcome } from '../api/outcome.js';
 import { type BackoffOptions, retryDelay } from '../api/retry.js';
-import { NotAuthenticatedError } from '../errors.js';
+import { type CliError, NotAuthenticatedError } from '../errors.js';
 import { PAUSE_FLOOR_MS } from './pacing/pause.js';
 
 /** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
@@ -144,3 +147,40 @@ export const CREATE_BOUNDS: RetryBounds = {
   maxWaitMs: 60_000,
   backoff: undefined,
 };
+
+/** How many answered records failing the same way stop a batch (unless --keep-going). */
+export const SAME_FAILURE_STOP_AFTER = 20;
+
+/**
+ * Whether the first answered records of a batch all failed the same way so far: `count` records
+ * with the error `key`; `broken` once one was answered otherwise. Records that got no answer (a
+ * network error, a wait past --max-rate-wait) are not counted either way.
+ */
+export interface SameFailureStreak {
+  key: string | undefined;
+  count: number;
+  broken: boolean;
+}
+
+export const NEW_STREAK: SameFailureStreak = { key: undefined, count: 0, broken: false };
+
+/**
+ * The streak after a record whose request was answered came to `outcome`, and whether the batch
+ * stops sending now: when the first `stopAfter` answered records (undefined: never, --keep-going)
+ * were all refused with the same error that sending again cannot change (same status and message:
+ * a wrong template fails every record with the same 422). A created envelope, another error, or an
+ * answer that may be retried ends the streak for the run. `key` is failure-groups.ts's sameErrorKey.
+ */
+export function afterAnswer(
+  streak: SameFailureStreak,
+  outcome: CreateOutcome,
+  key: (error: CliError) => string,
+  stopAfter: number | undefined,
+): { streak: SameFailureStreak; stop: boolean } {
+  if (streak.broken || stopAfter === undefined) return { streak, stop: false };
+  if (outcome.kind !== 'rejected' || (streak.key !== undefined && key(outcome.error) !== streak.key)) {
+    return { streak: { ...streak, broken: true }, stop: false };
+  }
+  const next = { key: streak.key ?? key(outcome.error), count: streak.count + 1, broken: false };
+  return { streak: next, stop: next.count === stopAfter };
+}

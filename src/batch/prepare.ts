@@ -172,6 +172,15 @@ class Hash53 {
   }
 }
 
+function anotherInput(previous: PreviousResults): UsageError {
+  return new UsageError(
+    `--output ${previous.shownAs ?? 'file'} holds the results of another input: none of the ${previous.size} records it holds results for is a record of this input. Nothing was sent.`,
+    {
+      hint: 'Resume with the input those results came from, or write the results of this input to another --output.',
+    },
+  );
+}
+
 /**
  * The first pass: every record checked, and each one still to be sent written to the spool as the
  * exact body that passed. Nothing is kept in memory but counts and the first problems.
@@ -217,9 +226,15 @@ export async function prepare(
   const seen = new Map<number, number>();
   /** Bodies the earlier run created, by fingerprint, to the line it created them for. */
   const created = new Map<string, number>();
+  /** Every body the earlier run holds a result for, and how many records of this input are one. */
+  const known = new Set<string>();
+  let knownRecords = 0;
   for (const [line, before] of previous) {
     if (before.state === 'created' && before.fingerprint) created.set(before.fingerprint, line);
+    if (before.fingerprint) known.add(before.fingerprint);
   }
+  /** Lines whose earlier result this input contradicts (the record changed, or is gone). */
+  let conflicts = 0;
   const duplicate = (text: string) => {
     prepared.duplicateCount++;
     if (prepared.duplicates.length < MAX_LISTED_DUPLICATES) prepared.duplicates.push(text);
@@ -242,7 +257,9 @@ export async function prepare(
     if (!request) return;
     const body = JSON.stringify(request);
     const print = fingerprintOf(body);
+    if (known.has(print)) knownRecords++;
     if (before && before.state !== 'failed' && before.fingerprint !== print) {
+      conflicts++;
       report(
         item.line,
         `this record changed since the results were written (there it was ${before.state === 'created' ? 'created' : 'sent with an unknown outcome'}); resuming could send someone a second envelope`,
@@ -286,11 +303,15 @@ export async function prepare(
   // and one that was created could now stand at a line that reads as never sent.
   const gone = [...previous].filter(([line, before]) => before.state !== 'failed' && !settledLines.has(line));
   for (const [line, before] of gone.sort(([a], [b]) => a - b)) {
+    conflicts++;
     report(
       line,
       `the earlier run ${before.state === 'created' ? 'created' : 'sent (outcome unknown)'} the record here, and the input no longer has one; if lines moved, resuming could send someone a second envelope`,
     );
   }
+  // Not one record of this input among the earlier results, and more than one line contradicting
+  // them: the results are another input's, and a list of its lines would only mislead.
+  if (conflicts > 1 && knownRecords === 0) throw anotherInput(previous);
   addFieldProblems(prepared, fieldProblems);
   return prepared;
 }

@@ -1,8 +1,8 @@
 // What an earlier run left in --output (and in its pending journal), for --resume.
 import { createReadStream } from 'node:fs';
-import { open, stat, truncate } from 'node:fs/promises';
+import { appendFile, open, stat, truncate } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { readLines } from '../fs/lines.js';
+import { isTornLine, readLines } from '../fs/lines.js';
 import { OUTCOME_UNKNOWN, parseResult } from './formats.js';
 
 export type PreviousState = 'created' | 'unknown' | 'failed';
@@ -14,8 +14,11 @@ export interface PreviousRecord {
   offset: number;
 }
 
-/** Outcome per input line; `created` wins over anything else, otherwise the latest outcome counts. */
-export type PreviousResults = Map<number, PreviousRecord>;
+/**
+ * Outcome per input line; `created` wins over anything else, otherwise the latest outcome counts.
+ * `shownAs` names the results file as the user gave it, for messages.
+ */
+export type PreviousResults = Map<number, PreviousRecord> & { shownAs?: string };
 
 function record(results: PreviousResults, line: number, next: PreviousRecord): void {
   const current = results.get(line);
@@ -23,45 +26,94 @@ function record(results: PreviousResults, line: number, next: PreviousRecord): v
   results.set(line, next);
 }
 
+/** The whole lines of a results file, and how its last line ends. */
+export interface ResultsTail {
+  /** Where the whole lines end: the file's size, or where a torn last line starts. */
+  end: number;
+  /** The file's size now. */
+  size: number;
+  /** The last whole line has no newline after it: one is due before anything is appended. */
+  unterminated: boolean;
+}
+
+const isBlank = (byte: number) => byte === 10 || byte === 13 || byte === 32 || byte === 9;
+const isBreak = (byte: number) => byte === 10 || byte === 13;
+
 /**
- * A process killed mid-write can leave a last line without its newline. It was never counted as
- * done, so it is cut off before new lines are appended after it.
+ * How a results file ends. A write cut short (a kill, a full disk) leaves its last line without its
+ * end: that line is not JSON, was never counted as done, and is left out (only the last line can
+ * be torn, see readLinesKnowingLast). A last line that is whole JSON but lacks its newline (an
+ * editor, a tool that strips it) is a result like any other: it is kept.
  */
-export async function dropTornTail(path: string): Promise<void> {
+export async function inspectTail(path: string): Promise<ResultsTail> {
   const size = (await stat(path)).size;
-  if (size === 0) return;
   const handle = await open(path, 'r');
   try {
-    const chunkSize = Math.min(size, 64 * 1024);
-    let end = size;
-    for (;;) {
-      const start = Math.max(0, end - chunkSize);
-      const buffer = Buffer.alloc(end - start);
-      await handle.read(buffer, 0, buffer.length, start);
-      const newline = buffer.lastIndexOf(10);
-      if (end === size && newline === buffer.length - 1) return; // ends cleanly
-      if (newline !== -1) {
-        await truncate(path, start + newline + 1);
-        return;
-      }
-      if (start === 0) {
-        await truncate(path, 0);
-        return;
-      }
-      end = start;
+    // Read backwards, a chunk at a time, until the last line with anything but blanks has begun.
+    const chunks: Buffer[] = [];
+    const scan: LineScan = { contentEnd: -1, lineStart: -1 };
+    let start = size;
+    while (start > 0 && scan.lineStart < 0) {
+      const from = Math.max(0, start - 64 * 1024);
+      const chunk = Buffer.alloc(start - from);
+      await handle.read(chunk, 0, chunk.length, from);
+      scanBackwards(chunk, from, scan);
+      chunks.unshift(chunk);
+      start = from;
     }
+    if (scan.contentEnd < 0) return { end: size, size, unterminated: false }; // blank (or empty)
+    const lineStart = Math.max(scan.lineStart, 0);
+    const tail = Buffer.concat(chunks);
+    const line = tail.subarray(lineStart - start, scan.contentEnd - start).toString('utf8');
+    if (isTornLine(line, true)) return { end: lineStart, size, unterminated: false };
+    return { end: size, size, unterminated: !isBreak(tail[tail.length - 1] as number) };
   } finally {
     await handle.close();
   }
 }
 
+/** Where (in the file) the last line with anything but blanks ends, and where it starts; -1 until found. */
+interface LineScan {
+  contentEnd: number;
+  lineStart: number;
+}
+
+/** Goes on with `scan` through `chunk`, which starts at `offset` in the file and ends where the previous one began. */
+function scanBackwards(chunk: Buffer, offset: number, scan: LineScan): void {
+  for (let i = chunk.length - 1; i >= 0; i--) {
+    const byte = chunk[i] as number;
+    if (scan.contentEnd < 0) {
+      if (!isBlank(byte)) scan.contentEnd = offset + i + 1;
+    } else if (isBreak(byte)) {
+      scan.lineStart = offset + i + 1;
+      return;
+    }
+  }
+}
+
 /**
- * The outcome of each record in a results file. `baseUrls`, when given, receives every base URL
+ * Makes a results file ready for appending: a torn last line cut off, a newline after a whole last
+ * line that lacks one.
+ */
+export async function repairTail(path: string, tail: ResultsTail): Promise<void> {
+  if (tail.end < tail.size) await truncate(path, tail.end);
+  else if (tail.unterminated) await appendFile(path, '\n');
+}
+
+/**
+ * The outcome of each record in a results file, a torn last line left out (`tail` when it was
+ * inspected already); any other line that is not a result is reported. `baseUrls`, when given, receives every base URL
  * the file's lines were sent to (lines of earlier versions name none).
  */
-export async function readPreviousResults(path: string, baseUrls?: Set<string>): Promise<PreviousResults> {
+export async function readPreviousResults(
+  path: string,
+  baseUrls?: Set<string>,
+  tail?: ResultsTail,
+): Promise<PreviousResults> {
   const results: PreviousResults = new Map();
-  const lines = readLines(createReadStream(path));
+  const end = (tail ?? (await inspectTail(path))).end;
+  if (end === 0) return results;
+  const lines = readLines(createReadStream(path, { end: end - 1 }));
   let lineNumber = 0;
   let offset = 0;
   for await (const text of lines) {

@@ -1,8 +1,11 @@
 // The end-of-run report: one typed object that the batch's run core returns, from which the summary
 // on stderr is rendered (and, for the GitHub Action, a job summary) without touching batch internals.
 
+import { shellQuote } from '../text/shell.js';
 import { secondsText } from '../text/units.js';
+import { type FailureGroup, MAX_ERROR_GROUPS } from './failure-groups.js';
 import type { LimiterState } from './pacing/rate-limiter.js';
+import { SAME_FAILURE_STOP_AFTER } from './policy.js';
 import type { BatchCounts } from './run-batch.js';
 
 /** A record that failed or whose outcome is unknown, as the report lists it. */
@@ -35,6 +38,13 @@ export interface BatchReport {
   resultsFile: string | undefined;
   /** Stopped by Ctrl-C (or SIGTERM). */
   interrupted: boolean;
+  /**
+   * Why the run stopped sending on its own: the API refused the token (401), or the first answered
+   * records all failed with the same error (`same_failure`); undefined when it did not.
+   */
+  stoppedBy: 'unauthenticated' | 'same_failure' | undefined;
+  /** Records neither sent nor settled before: the run stopped (interrupt, a stop) before them. */
+  notSent: number;
   /** Why the results could not be stored (closed pipe, full disk), if they could not. */
   outputError: string | undefined;
   /** Envelopes created (or maybe created) whose results could not be stored. */
@@ -42,6 +52,10 @@ export interface BatchReport {
   /** Failed and unknown records, in the order they settled, at most MAX_REPORTED_RECORDS. */
   records: ReportedRecord[];
   recordsLeftOff: number;
+  /** Failed and unknown records by error (failure-groups.ts), the largest first. */
+  groups: FailureGroup[];
+  /** Records of errors past the groups kept. */
+  otherFailures: number;
 }
 
 export function buildReport(input: {
@@ -51,10 +65,14 @@ export function buildReport(input: {
   limits: LimiterState;
   resultsFile: string | undefined;
   interrupted: boolean;
+  stoppedBy?: BatchReport['stoppedBy'];
+  notSent?: number;
   outputError: string | undefined;
   unwritten: number;
   records: ReportedRecord[];
   recordsSeen: number;
+  groups?: FailureGroup[];
+  otherFailures?: number;
 }): BatchReport {
   const { counts, elapsedMs } = input;
   const sent = counts.created + counts.failed + counts.unknown;
@@ -68,10 +86,14 @@ export function buildReport(input: {
     waitedMs: input.limits.waitedMs,
     resultsFile: input.resultsFile,
     interrupted: input.interrupted,
+    stoppedBy: input.stoppedBy,
+    notSent: input.notSent ?? 0,
     outputError: input.outputError,
     unwritten: input.unwritten,
     records: input.records.slice(0, MAX_REPORTED_RECORDS),
     recordsLeftOff: Math.max(0, input.recordsSeen - MAX_REPORTED_RECORDS),
+    groups: input.groups ?? [],
+    otherFailures: input.otherFailures ?? 0,
   };
 }
 
@@ -89,4 +111,58 @@ export function summaryText(report: BatchReport, where: string): string {
     text += `The API rate-limited ${plural(report.rateLimited, 'request')} (429); the batch waited ${secondsText(report.waitedMs)} for it in all.\n`;
   }
   return text;
+}
+
+/** "lines 3, 4, 9" (sorted), then "and N more" for the group's records past those listed. */
+export function groupLinesText(group: FailureGroup): string {
+  const lines = [...group.lines].sort((a, b) => a - b);
+  const more = group.count - lines.length;
+  const listed = `${lines.length === 1 ? 'line' : 'lines'} ${lines.join(', ')}`;
+  return more > 0 ? `${listed} and ${more} more` : listed;
+}
+
+/**
+ * The failed and unknown records on stderr, by error, as `create` prints its own error: for each,
+ * `error: line N (and M more records): <message>` (`warning:` for unknown outcomes), the first lines,
+ * then the hint, once. `skip`: the error the run stops with and prints itself (a 401).
+ * `listAll`: the command that lists every one of them, when there is one.
+ */
+export function failureListText(
+  report: Pick<BatchReport, 'groups' | 'otherFailures'>,
+  listAll: string | undefined,
+  skip?: (group: FailureGroup) => boolean,
+): string {
+  const groups = report.groups.filter((group) => !skip?.(group));
+  if (groups.length === 0) return '';
+  let text = '';
+  for (const group of groups) {
+    const others = group.count > 1 ? ` (and ${plural(group.count - 1, 'more record', 'more records')})` : '';
+    const level = group.state === 'unknown' ? 'warning' : 'error';
+    const what = group.state === 'unknown' ? 'outcome unknown: ' : '';
+    text += `${level}: line ${group.lines[0]}${others}: ${what}${group.message}\n`;
+    if (group.count > 1) text += `  ${groupLinesText(group)}\n`;
+    if (group.hint) text += `hint: ${group.hint}\n`;
+  }
+  if (report.otherFailures > 0) {
+    text += `${plural(report.otherFailures, 'more record')} failed with yet other errors (only the first ${MAX_ERROR_GROUPS} errors are listed).\n`;
+  }
+  if (listAll) text += `Every failed and unknown record: ${listAll}\n`;
+  return text;
+}
+
+/**
+ * The command that lists every failed and unknown result of a results file: grep, which every
+ * system that runs a POSIX shell has (jq is often missing on CI images and Macs). Each line it
+ * prints is a whole result: line, error, hint, request id.
+ */
+export function listFailuresCommand(resultsFile: string): string {
+  return `grep '"ok":false' ${shellQuote(resultsFile)}`;
+}
+
+/**
+ * Why a run that stopped on its own sent no more: the first answered records all failed the same
+ * way. `next`: how to go on once the cause is fixed (the resume command, or "run again").
+ */
+export function sameFailureStopText(report: Pick<BatchReport, 'notSent' | 'created'>, next: string): string {
+  return `Stopped: the first ${SAME_FAILURE_STOP_AFTER} records the API answered all failed with the same error (above), so the others would too; ${plural(report.notSent, 'record was', 'records were')} not sent. Fix the cause, then ${next}\n(--keep-going sends every record whatever the answers.)\n`;
 }

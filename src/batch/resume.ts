@@ -4,13 +4,13 @@
 import { existsSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { describeReadError } from '../fs/files.js';
+import { describeReadError, isDiskFull } from '../fs/files.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { DurableAppender } from './durable-file.js';
 import { formatResult, OUTCOME_UNKNOWN } from './formats.js';
 import { readJournal, unansweredIntents } from './journal.js';
-import { dropTornTail, type PreviousResults, readPreviousResults } from './previous-results.js';
+import { inspectTail, type PreviousResults, readPreviousResults, repairTail } from './previous-results.js';
 
 /**
  * The file --output names, through any symbolic links, so that two names of one file share one lock
@@ -77,11 +77,14 @@ export async function loadPrevious(
 ): Promise<PreviousResults> {
   const { write = true, baseUrl } = options;
   const baseUrls = new Set<string>();
-  const previous: PreviousResults = existsSync(output)
-    ? await dropTornTail(output).then(() => readPreviousResults(output, baseUrls))
-    : new Map();
+  const tail = existsSync(output) ? await inspectTail(output) : undefined;
+  const previous: PreviousResults = tail ? await readPreviousResults(output, baseUrls, tail) : new Map();
+  previous.shownAs = options.shownAs ?? output;
   if (baseUrl !== undefined) checkSameApi(baseUrls, baseUrl, options.shownAs ?? output);
   const { intents, exact } = unansweredIntents(await readJournal(`${output}.pending`), previous);
+  // Read without a problem: the file is made ready for this run's lines (a torn last line cut off,
+  // a newline after a whole last line that lacks one).
+  if (write && tail) await repairTail(output, tail);
   if (intents.length > 0) {
     const lines = intents.map((intent) =>
       formatResult({
@@ -139,6 +142,29 @@ function checkSameApi(recorded: ReadonlySet<string>, baseUrl: string, shownAs: s
 }
 
 /**
+ * Refuses a run without --resume on an --output that holds an earlier run's results or intents: it
+ * would overwrite them. The run asks under its lock, and --dry-run asks too, so that it predicts the
+ * refusal.
+ */
+export function refuseOverwrite(
+  output: string,
+  flags: { output?: string | undefined; resume?: boolean | undefined },
+): void {
+  if (flags.resume) return;
+  const holds = (file: string) => existsSync(file) && statSync(file).size > 0;
+  if (holds(`${output}.pending`)) {
+    throw new UsageError(`An earlier run into --output ${flags.output} did not finish.`, {
+      hint: 'Add --resume to finish it: requests it may have sent are reported, never sent again by themselves.',
+    });
+  }
+  if (holds(output)) {
+    throw new UsageError(`--output ${flags.output} already holds results.`, {
+      hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
+    });
+  }
+}
+
+/**
  * Makes this run the only one on `output` (a lock beside it, until the run ends), and makes sure no
  * earlier run's results or intents are overwritten without --resume.
  */
@@ -153,24 +179,14 @@ export async function claimOutput(
         hint: `Wait for it to finish, or stop it. If none is running, remove ${lockPath}.`,
       }),
     failed: (error) =>
-      new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}.`, {
-        hint: 'The folder of --output must be writable.',
+      new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}. Nothing was sent.`, {
+        hint: isDiskFull(error)
+          ? 'Free some space on the disk that holds --output (the run needs room for its results), or write --output to another disk.'
+          : 'The folder of --output must be writable.',
       }),
   });
   try {
-    if (!flags.resume) {
-      const holds = (file: string) => existsSync(file) && statSync(file).size > 0;
-      if (holds(`${output}.pending`)) {
-        throw new UsageError(`An earlier run into --output ${flags.output} did not finish.`, {
-          hint: 'Add --resume to finish it: requests it may have sent are reported, never sent again by themselves.',
-        });
-      }
-      if (holds(output)) {
-        throw new UsageError(`--output ${flags.output} already holds results.`, {
-          hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
-        });
-      }
-    }
+    refuseOverwrite(output, flags);
   } catch (error) {
     await releaseLock(lockPath);
     throw error;

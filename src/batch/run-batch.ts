@@ -5,24 +5,29 @@
 //   against --max-retries; every wait a record goes through (its turn, a shared pause, a backoff)
 //   counts against --max-rate-wait from when it was ready to go, and past it the record fails;
 // - what an answer means is src/api/outcome.ts's decision, what happens next src/batch/policy.ts's;
-// - a 401 stops the whole batch; an interrupt stops starting records and lets in-flight ones finish.
+// - a 401 stops the whole batch, and so do the first answered records all refused the same way
+//   (policy.ts's afterAnswer); an interrupt stops starting records and lets in-flight ones finish.
 import type { ApiClient } from '../api/client.js';
 import { type CreateOutcome, classifyFailure } from '../api/outcome.js';
 import { parseRateLimit } from '../api/rate-limit-headers.js';
 import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
 import { type CliError, RateLimitedError, ServerError } from '../errors.js';
 import { secondsText, waitText } from '../text/units.js';
+import { type FailureGroup, FailureGroups, messageWithoutRequestId, sameErrorKey } from './failure-groups.js';
 import { formatResult, OUTCOME_UNKNOWN, parseResult, type ResultLine } from './formats.js';
 import { Pacer } from './pacing/pacer.js';
 import { type LimiterState, RateLimiter } from './pacing/rate-limiter.js';
 import {
+  afterAnswer,
   BATCH_MAX_WAIT_MS,
   countRetry,
   DEFAULT_MAX_RATE_WAIT_MS,
+  NEW_STREAK,
   type NextStep,
   nextStep,
   type RecordState,
   type RetryBounds,
+  type SameFailureStreak,
 } from './policy.js';
 import { MAX_REPORTED_RECORDS, type ReportedRecord } from './report.js';
 import type { SpooledRecord } from './spool.js';
@@ -87,6 +92,11 @@ export interface BatchOptions {
   clock: () => number;
   random?: () => number;
   backoff?: BackoffOptions;
+  /**
+   * Stop sending once this many answered records, the first of the run, were all refused with the
+   * same error (policy.ts's afterAnswer); undefined: never (--keep-going).
+   */
+  stopAfterSameFailures?: number | undefined;
   /** A 503's Retry-After longer than this fails the record instead of waiting. */
   maxWaitMs?: number;
   /** How long one record may wait in all (turns, pauses, backoffs) from when it was ready (--max-rate-wait). */
@@ -108,6 +118,8 @@ export interface BatchOutcome {
   counts: BatchCounts;
   /** Set when a 401 stopped the batch. */
   stoppedBy: CliError | undefined;
+  /** Set when the first answered records all failed with this same error: the run stopped sending. */
+  sameFailure: { error: CliError; count: number } | undefined;
   interrupted: boolean;
   /** The rate limiter at the end: 429s met, time waited for the API. */
   limits: LimiterState;
@@ -123,34 +135,9 @@ export interface BatchOutcome {
   /** Failed and unknown records (the first MAX_REPORTED_RECORDS), and how many there were. */
   records: ReportedRecord[];
   recordsSeen: number;
-  /** The failed records' errors, once per hint (see failuresText). */
-  failures: FailureKind[];
-}
-
-/** Failed records that share a hint: the first one's line and message, and how many there were. */
-export interface FailureKind {
-  line: number;
-  message: string;
-  hint: string;
-  count: number;
-}
-
-/** How many different hints of failed records are kept for the end of the run. */
-const MAX_FAILURE_KINDS = 5;
-
-/**
- * The failed records' errors as `create` prints its own (`error: …` then `hint: …`), once per hint:
- * a base URL without /api/v1 fails every record the same way, and says how to fix it once. Nothing
- * when a 401 stopped the run: that error is the run's own, printed with its hint as create does.
- */
-export function failuresText(outcome: Pick<BatchOutcome, 'failures' | 'stoppedBy'>): string {
-  if (outcome.stoppedBy) return '';
-  return outcome.failures
-    .map(({ line, message, hint, count }) => {
-      const others = count > 1 ? ` (and ${count - 1} more ${count === 2 ? 'record' : 'records'})` : '';
-      return `error: line ${line}${others}: ${message}\nhint: ${hint}\n`;
-    })
-    .join('');
+  /** Failed and unknown records by error (failure-groups.ts), and how many had yet other errors. */
+  groups: FailureGroup[];
+  otherFailures: number;
 }
 
 /** What a record came to: its outcome when created, else its error as stored. */
@@ -173,6 +160,8 @@ interface WorkerState extends RecordState {
   pauseMs: number | undefined;
   /** The latest error met, for the message of a record that waited too long. */
   last: CliError | undefined;
+  /** Whether the latest outcome came from an answer of the API (not a network error). */
+  answered: boolean;
 }
 
 /** The same error, reported as an unknown outcome: never sent again without --retry-unknown. */
@@ -226,8 +215,9 @@ class BatchRun {
   #failure: unknown;
   readonly #unwritten: string[] = [];
   readonly #reported: ReportedRecord[] = [];
-  /** The first failed record of each hint, and how many failed with it. */
-  readonly #failures = new Map<string, FailureKind>();
+  readonly #groups = new FailureGroups();
+  #streak: SameFailureStreak = NEW_STREAK;
+  #sameFailure: BatchOutcome['sameFailure'];
   #abandoned = 0;
   #recordsSeen = 0;
   /** Kinds of the results written and not yet covered by a sync. */
@@ -302,6 +292,7 @@ class BatchRun {
       readyAt: 0,
       pauseMs: undefined,
       last: undefined,
+      answered: false,
     };
     try {
       while (!this.#halt.signal.aborted) {
@@ -353,7 +344,10 @@ class BatchRun {
       if (outcome === ABANDONED) return ABANDONED;
       const now = this.#clock();
       const step = nextStep(outcome, state, this.#bounds, now, state.pauseMs);
-      if (step.kind !== 'retry') return this.#result(outcome, step);
+      if (step.kind !== 'retry') {
+        // A record's last answer, not each retried one, counts toward a stop for the same failure.
+        return this.#result(outcome, step, state.answered);
+      }
       // The policy retries only an outcome that is a retry.
       const waited = await this.#wait(record, outcome as RetryOutcome, step, state, deadline);
       if (waited !== true) return waited;
@@ -364,6 +358,7 @@ class BatchRun {
   #answered(response: Awaited<ReturnType<BatchClient['sendCreate']>>, sent: number, state: WorkerState) {
     const now = this.#clock();
     state.pauseMs = this.#pacer.answered(now, response.status, parseRateLimit(response.headers, now), sent);
+    state.answered = true;
     return this.#client.classify(response, now);
   }
 
@@ -371,6 +366,7 @@ class BatchRun {
   #noAnswer(error: unknown, state: WorkerState): CreateOutcome | Abandoned {
     this.#pacer.lost();
     state.pauseMs = undefined;
+    state.answered = false;
     if (this.#options.hardSignal?.aborted) {
       this.#abandoned++;
       return ABANDONED; // the journal says it left: a resume reports it as unknown
@@ -378,8 +374,28 @@ class BatchRun {
     return classifyFailure(error);
   }
 
-  /** The result a step other than a retry stores. */
-  #result(outcome: CreateOutcome, step: Exclude<NextStep, { kind: 'retry' }>): RecordResult {
+  /** The first answered records all refused the same way: no new record starts (policy.ts). */
+  #watchSameFailure(outcome: CreateOutcome): void {
+    const { streak, stop } = afterAnswer(
+      this.#streak,
+      outcome,
+      sameErrorKey,
+      this.#options.stopAfterSameFailures,
+    );
+    this.#streak = streak;
+    if (stop && outcome.kind === 'rejected' && !this.#halt.signal.aborted) {
+      this.#sameFailure = { error: outcome.error, count: streak.count };
+      this.#halt.abort(outcome.error);
+    }
+  }
+
+  /** The result a step other than a retry stores. `answered`: the outcome is an answer of the API. */
+  #result(
+    outcome: CreateOutcome,
+    step: Exclude<NextStep, { kind: 'retry' }>,
+    answered: boolean,
+  ): RecordResult {
+    if (answered) this.#watchSameFailure(outcome);
     if (outcome.kind === 'created') return outcome;
     const { error } = outcome;
     if (step.kind === 'stop' && !this.#stoppedBy) {
@@ -464,24 +480,14 @@ class BatchRun {
   #report(record: BatchRecord, result: Exclude<RecordResult, { kind: 'created' }>): void {
     this.#recordsSeen++;
     const { error } = result;
-    if (result.kind === 'failed' && error.hint) {
-      const same = this.#failures.get(error.hint);
-      if (same) same.count++;
-      else if (this.#failures.size < MAX_FAILURE_KINDS) {
-        this.#failures.set(error.hint, {
-          line: record.line,
-          message: error.message,
-          hint: error.hint,
-          count: 1,
-        });
-      }
-    }
+    this.#groups.add(result.kind, record.line, error);
     if (this.#reported.length >= MAX_REPORTED_RECORDS) return;
     this.#reported.push({
       line: record.line,
       email: emailOf(record.body),
       state: result.kind,
-      message: error.message,
+      // The request id differs from record to record and is in the results: the message has the room.
+      message: messageWithoutRequestId(error),
     });
   }
 
@@ -499,6 +505,7 @@ class BatchRun {
     return {
       counts: this.#counts,
       stoppedBy: this.#stoppedBy,
+      sameFailure: this.#sameFailure,
       interrupted: this.#options.signal.aborted,
       limits: this.#limiter.state(this.#clock()),
       outputError: this.#storeError,
@@ -506,7 +513,8 @@ class BatchRun {
       abandoned: this.#abandoned,
       records: this.#reported,
       recordsSeen: this.#recordsSeen,
-      failures: [...this.#failures.values()],
+      groups: this.#groups.groups(),
+      otherFailures: this.#groups.others(),
     };
   }
 }

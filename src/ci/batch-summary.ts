@@ -1,11 +1,21 @@
 // What `envelope batch` leaves on a GitHub Actions job page: a Markdown summary for
 // $GITHUB_STEP_SUMMARY and the step outputs created, failed, unknown and results_file. The batch
 // hands over a report; these return text, and publishBatchReport appends it to the runner's files.
-import type { BatchReport, ReportedRecord } from '../batch/report.js';
+import type { FailureGroup } from '../batch/failure-groups.js';
+import { SAME_FAILURE_STOP_AFTER } from '../batch/policy.js';
+import { type BatchReport, groupLinesText, type ReportedRecord } from '../batch/report.js';
 import type { Env, OutputStream } from '../context.js';
 import { OutputFailedError } from '../errors.js';
 import { secondsText } from '../text/units.js';
-import { appendRunnerFile, formatOutputs, githubFiles, inertJsonLine, maskValues } from './github-actions.js';
+import {
+  appendRunnerFile,
+  errorAnnotation,
+  formatOutputs,
+  githubFiles,
+  inertJsonLine,
+  maskValues,
+  warningAnnotation,
+} from './github-actions.js';
 
 // The report is the batch's own (src/batch/report.ts): one type for the stderr summary and this.
 export type { BatchReport, ReportedRecord } from '../batch/report.js';
@@ -28,6 +38,14 @@ export function escapeMarkdownCell(text: string): string {
     .replace(/[\\`*_{}[\]()#+\-.!|~]/g, (c) => `\\${c}`);
 }
 
+/**
+ * Text from the server or from a file (an API message, an email, an input problem) on its way into
+ * the job summary: every such text goes through here, and only here.
+ */
+function markdownText(text: string): string {
+  return escapeMarkdownCell(text);
+}
+
 function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
@@ -39,15 +57,37 @@ function formatElapsed(ms: number): string {
   return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
 }
 
-/** The job summary: counts, time, rate, 429s, and a capped table of failed and unknown records. */
+/** What the heading says of the run: how it ended, in a few words that are true. */
+function verdictOf(report: BatchReport): string {
+  if (report.interrupted) return '⏹ interrupted';
+  if (report.outputError !== undefined) return '⚠️ the results could not all be stored';
+  if (report.stoppedBy === 'unauthenticated') return '⛔ stopped: the API refused the token';
+  if (report.stoppedBy === 'same_failure') {
+    return `⛔ stopped: the first ${SAME_FAILURE_STOP_AFTER} answers were all the same error; ${report.notSent} not sent`;
+  }
+  if (report.failed + report.unknown === 0) return '✅ all created';
+  if (report.created > 0) return '⚠️ some records did not end with an envelope';
+  return report.unknown === 0
+    ? '❌ every record sent failed'
+    : `❌ no envelope created for sure (${report.failed} failed, ${report.unknown} unknown)`;
+}
+
+/** Each error once: how many records, which lines, the whole message (less the request id), the hint. */
+function errorsMarkdown(report: BatchReport): string[] {
+  if (report.groups.length === 0) return [];
+  const item = (group: FailureGroup) => {
+    const what = group.state === 'unknown' ? 'outcome unknown' : 'failed';
+    const head = `- **${group.count} ${what}** (${groupLinesText(group)}): ${markdownText(group.sameMessage)}`;
+    return group.hint ? [head, `  - hint: ${markdownText(group.hint)}`] : [head];
+  };
+  const others =
+    report.otherFailures > 0 ? [`- ${report.otherFailures} more with other errors (in the results).`] : [];
+  return ['#### Errors', '', ...report.groups.flatMap(item), ...others, ''];
+}
+
+/** The job summary: counts, time, rate, 429s, each error once, and a capped table of the records. */
 export function batchSummaryMarkdown(report: BatchReport): string {
-  const verdict = report.interrupted
-    ? '⏹ interrupted'
-    : report.outputError !== undefined
-      ? '⚠️ the results could not all be stored'
-      : report.failed + report.unknown === 0
-        ? '✅ all created'
-        : '⚠️ some records did not end with an envelope';
+  const verdict = verdictOf(report);
   const rate = report.rate === undefined ? '—' : `${report.rate.toFixed(1)}/s`;
   const lines = [
     `### esign envelope batch: ${verdict}`,
@@ -56,6 +96,7 @@ export function batchSummaryMarkdown(report: BatchReport): string {
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     `| ${report.created} | ${report.failed} | ${report.unknown} | ${report.skipped} | ${report.total} | ${formatElapsed(report.elapsedMs)} | ${rate} | ${report.rateLimited} | ${formatElapsed(report.waitedMs)} |`,
     '',
+    ...errorsMarkdown(report),
   ];
   const problemCount = report.records.length + report.recordsLeftOff;
   if (problemCount > 0) {
@@ -71,7 +112,7 @@ export function batchSummaryMarkdown(report: BatchReport): string {
       '|--:|---|---|---|',
       ...rows.map(
         (row) =>
-          `| ${row.line} | ${row.email ? escapeMarkdownCell(row.email) : '—'} | ${row.state} | ${escapeMarkdownCell(cut(row.message, MAX_MESSAGE_CHARS))} |`,
+          `| ${row.line} | ${row.email ? markdownText(row.email) : '—'} | ${row.state} | ${markdownText(cut(row.message, MAX_MESSAGE_CHARS))} |`,
       ),
       '',
     );
@@ -106,6 +147,88 @@ export function batchOutputs(report: BatchReport): Record<string, string> {
     unknown: String(report.unknown),
     results_file: report.resultsFile ?? '',
   };
+}
+
+/**
+ * The annotations of a batch's failed and unknown records: an `::error` for each error (at most
+ * MAX_ERROR_GROUPS, the largest first), a `::warning` for each kind of unknown outcome, with the
+ * lines, the message and the hint. `skip`: an error annotated elsewhere (the run's own, a 401).
+ */
+export function batchAnnotations(report: BatchReport, skip?: (group: FailureGroup) => boolean): string {
+  return report.groups
+    .filter((group) => !skip?.(group))
+    .map((group) => {
+      const records = `${group.count} ${group.count === 1 ? 'record' : 'records'}`;
+      const status = group.status === null ? '' : `, ${group.status}`;
+      const message = `${groupLinesText(group)}: ${group.sameMessage}${group.hint ? `\n${group.hint}` : ''}`;
+      return group.state === 'unknown'
+        ? warningAnnotation(`esign: ${records} with an unknown outcome (${group.code}${status})`, message)
+        : errorAnnotation(`esign: ${records} failed (${group.code}${status})`, message);
+    })
+    .join('');
+}
+
+/** Problems listed in the job summary of an invalid input (the log lists as many as esign does). */
+const MAX_INVALID_ROWS = 20;
+
+/** The input problems of a refused batch, as prepare words them: `line N: what is wrong`. */
+export interface InvalidInput {
+  total: number;
+  invalid: number;
+  problems: readonly string[];
+  problemCount: number;
+  /** The error printed (its message), and what to do. */
+  message: string;
+  hint: string | undefined;
+}
+
+/** The job summary of a batch refused before anything was sent: which lines, and why. */
+export function invalidInputMarkdown(input: InvalidInput): string {
+  const rows = input.problems.slice(0, MAX_INVALID_ROWS).map((problem) => {
+    const [, line, what] = /^line (\d+): ([\s\S]*)$/.exec(problem) ?? [];
+    return line === undefined
+      ? `| — | ${markdownText(problem)} |`
+      : `| ${line} | ${markdownText(what ?? '')} |`;
+  });
+  const more = input.problemCount - rows.length;
+  return `${[
+    `### esign envelope batch: ❌ ${input.invalid} of ${input.total} ${input.total === 1 ? 'record is' : 'records are'} invalid; nothing was sent`,
+    '',
+    markdownText(input.message),
+    '',
+    '| line | problem |',
+    '|--:|---|',
+    ...rows,
+    '',
+    ...(more > 0 ? [`… and ${more} more ${more === 1 ? 'problem' : 'problems'}.`, ''] : []),
+    ...(input.hint ? [markdownText(input.hint), ''] : []),
+  ].join('\n')}\n`;
+}
+
+/**
+ * In GitHub Actions, a batch refused for invalid records: the step outputs (nothing created, the
+ * number of invalid records) and the job summary. A runner file that cannot be written is left
+ * unsaid: the input error is the one to report.
+ */
+export function publishInvalidInput(input: InvalidInput, env: Env): void {
+  const files = githubFiles(env);
+  const outputs = {
+    created: '0',
+    failed: '0',
+    unknown: '0',
+    results_file: '',
+    invalid: String(input.invalid),
+  };
+  const append = (path: string | undefined, text: string) => {
+    if (!path) return;
+    try {
+      appendRunnerFile(path, text);
+    } catch {
+      // The error that refused the input is reported, with its exit code (2), all the same.
+    }
+  };
+  append(files.stepSummary, invalidInputMarkdown(input));
+  append(files.output, formatOutputs(outputs));
 }
 
 /**

@@ -43,6 +43,11 @@ export function errorAnnotation(title: string, message: string): string {
   return `::error title=${escapeProperty(title)}::${escapeData(message)}\n`;
 }
 
+/** `::warning title=…::message`: a warning annotation, as errorAnnotation. */
+export function warningAnnotation(title: string, message: string): string {
+  return `::warning title=${escapeProperty(title)}::${escapeData(message)}\n`;
+}
+
 /**
  * The lines that set step outputs in $GITHUB_OUTPUT: `name=value`, or a heredoc with a random
  * delimiter (one the value does not contain) when the value has a line break.

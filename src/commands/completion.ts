@@ -4,7 +4,7 @@
 // every shell: subcommands and flags at every depth, values of flags (choices, profile names from
 // the config), and files where a file is expected.
 import * as z from 'zod/mini';
-import type { CommandTree, CompleteWith } from '../command-types.js';
+import type { CommandTree, CompleteWith, ValueSourceName } from '../command-types.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { globalOptions } from '../options.js';
@@ -21,24 +21,48 @@ export async function run(options: CompletionOptions, ctx: Context): Promise<num
   return ExitCode.ok;
 }
 
-/** What the shell should offer: words (each maybe with a tab and a description), and whether files too. */
+/** One candidate: the word, and maybe a description the shell shows beside it. */
+export interface Candidate {
+  value: string;
+  description?: string;
+}
+
+/** What the shell should offer: words (each maybe with a description), and whether files too. */
 export interface Completion {
-  words: { value: string; description?: string }[];
+  words: Candidate[];
   files: boolean;
 }
 
-const HELP_FLAG = { flags: ['--help', '-h'], takesValue: false };
+/** What the words before the cursor gave: the last value of a flag, by its long name (`--profile`). */
+export interface CompletionLine {
+  flag(name: string): string | undefined;
+}
 
-function findOption(node: CommandTree, root: CommandTree, flag: string) {
+/**
+ * The values of a source outside the command tree (profiles, template names), for the line so far.
+ * The entry point passes the real completers (completion-values.ts); tests pass their own.
+ */
+export type ValueLookup = (source: ValueSourceName, line: CompletionLine) => readonly Candidate[];
+
+type TreeOption = CommandTree['options'][number];
+
+const HELP_FLAG: TreeOption = { flags: ['--help', '-h'], takesValue: false };
+const NOTHING: Completion = { words: [], files: false };
+
+function findOption(node: CommandTree, root: CommandTree, flag: string): TreeOption | undefined {
   const name = flag.includes('=') ? flag.slice(0, flag.indexOf('=')) : flag;
   return [...node.options, ...(node === root ? [] : root.options), HELP_FLAG].find((o) =>
     o.flags.includes(name),
   );
 }
 
-function valuesFor(complete: CompleteWith | undefined, profiles: readonly string[]): Completion {
+function valuesFor(
+  complete: CompleteWith | undefined,
+  lookup: ValueLookup,
+  line: CompletionLine,
+): Completion {
   if (complete === 'file') return { words: [], files: true };
-  if (complete === 'profile') return { words: profiles.map((value) => ({ value })), files: false };
+  if (typeof complete === 'string') return { words: [...lookup(complete, line)], files: false };
   return { words: (complete ?? []).map((value) => ({ value })), files: false };
 }
 
@@ -48,13 +72,21 @@ interface Position {
   /** Positional arguments given to `node` so far. */
   positionals: number;
   /** The option whose value the next word is, when the last word was a flag that takes one. */
-  pendingValue: { complete?: CompleteWith | undefined; takesValue: boolean } | undefined;
+  pendingValue: TreeOption | undefined;
   /** A `--` was given: every later word is a positional argument. */
   afterDashes: boolean;
+  /** The last value given to each flag, by the flag's first name (its long one). */
+  given: Map<string, string>;
 }
 
 function walk(root: CommandTree, before: readonly string[]): Position {
-  const at: Position = { node: root, positionals: 0, pendingValue: undefined, afterDashes: false };
+  const at: Position = {
+    node: root,
+    positionals: 0,
+    pendingValue: undefined,
+    afterDashes: false,
+    given: new Map(),
+  };
   for (const word of before) step(at, word, root);
   return at;
 }
@@ -62,12 +94,15 @@ function walk(root: CommandTree, before: readonly string[]): Position {
 /** Moves `at` past one word. */
 function step(at: Position, word: string, root: CommandTree): void {
   if (at.pendingValue) {
+    at.given.set(at.pendingValue.flags[0] ?? '', word);
     at.pendingValue = undefined;
   } else if (!at.afterDashes && word === '--') {
     at.afterDashes = true;
   } else if (!at.afterDashes && word.startsWith('-') && word !== '-') {
     const option = findOption(at.node, root, word);
-    if (option?.takesValue && !word.includes('=')) at.pendingValue = option;
+    if (!option?.takesValue) return;
+    if (word.includes('=')) at.given.set(option.flags[0] ?? '', word.slice(word.indexOf('=') + 1));
+    else at.pendingValue = option;
   } else {
     const sub = at.positionals === 0 ? subcommandNamed(at.node, word) : undefined;
     if (sub) at.node = sub;
@@ -79,12 +114,28 @@ function subcommandNamed(node: CommandTree, word: string): CommandTree | undefin
   return node.subcommands.find((c) => c.name === word || c.aliases.includes(word));
 }
 
-/** The long flags of `node` (and the global ones); `--version` only at the top. */
+/** The long flags of `node` and the global ones that mean something to it; `--version` only at the top. */
 function flagWords(node: CommandTree, root: CommandTree): Completion {
   const flags = [...node.options, ...(node === root ? [] : root.options), HELP_FLAG]
     .flatMap((o) => o.flags.filter((f) => f.startsWith('--')))
-    .filter((f) => f !== '--version' || node === root);
+    .filter((f) => (f !== '--version' || node === root) && !node.unusedGlobals.includes(f));
   return { words: [...new Set(flags)].map((value) => ({ value })), files: false };
+}
+
+/**
+ * `--flag=value` as one word: the flag's values, each written after `--flag=`. Files are the shell's
+ * to list; each script completes them after the `=`.
+ */
+function inlineValues(at: Position, root: CommandTree, current: string, lookup: ValueLookup): Completion {
+  const lead = current.slice(0, current.indexOf('=') + 1);
+  const option = findOption(at.node, root, lead.slice(0, -1));
+  if (!option?.takesValue) return NOTHING;
+  const values = valuesFor(option.complete, lookup, lineOf(at));
+  return { files: values.files, words: values.words.map((w) => ({ ...w, value: `${lead}${w.value}` })) };
+}
+
+function lineOf(at: Position): CompletionLine {
+  return { flag: (name) => at.given.get(name) };
 }
 
 /** After `esign help …`: the subcommands of the command named so far, and the help topics at the top. */
@@ -105,30 +156,38 @@ function helpWords(root: CommandTree, before: readonly string[]): Completion {
   };
 }
 
-/**
- * Completes the word under the cursor. `words` are the words after `esign`, the last one being the
- * word under the cursor (empty after a space).
- */
-export function complete(
+/** Everything the word under the cursor could be, before it is matched against what was typed. */
+function candidates(
   root: CommandTree,
-  words: readonly string[],
-  profiles: readonly string[],
+  before: readonly string[],
+  current: string,
+  lookup: ValueLookup,
 ): Completion {
-  const current = words[words.length - 1] ?? '';
-  const before = words.slice(0, -1);
-  const { node, positionals, pendingValue, afterDashes } = walk(root, before);
-  let result: Completion;
-  if (pendingValue) result = valuesFor(pendingValue.complete, profiles);
-  else if (current.startsWith('-') && !afterDashes) result = flagWords(node, root);
-  else if (node.name === 'help' && node !== root) result = helpWords(root, before);
-  else if (node.subcommands.length > 0 && positionals === 0) {
-    result = {
+  const at = walk(root, before);
+  const { node, positionals, pendingValue, afterDashes } = at;
+  if (pendingValue) return valuesFor(pendingValue.complete, lookup, lineOf(at));
+  if (current.startsWith('-') && !afterDashes) {
+    return current.startsWith('--') && current.includes('=')
+      ? inlineValues(at, root, current, lookup)
+      : flagWords(node, root);
+  }
+  if (node.name === 'help' && node !== root) return helpWords(root, before);
+  if (node.subcommands.length > 0 && positionals === 0) {
+    return {
       words: node.subcommands.map((c) => ({ value: c.name, description: c.description })),
       files: false,
     };
-  } else {
-    result = valuesFor(node.args[positionals]?.complete, profiles);
   }
+  return valuesFor(node.args[positionals]?.complete, lookup, lineOf(at));
+}
+
+/**
+ * Completes the word under the cursor. `words` are the words after `esign`, the last one being the
+ * word under the cursor (empty after a space); `lookup` gives the values of profiles and templates.
+ */
+export function complete(root: CommandTree, words: readonly string[], lookup: ValueLookup): Completion {
+  const current = words[words.length - 1] ?? '';
+  const result = candidates(root, words.slice(0, -1), current, lookup);
   return { files: result.files, words: result.words.filter((w) => w.value.startsWith(current)) };
 }
 
@@ -140,21 +199,42 @@ export function formatCompletion(completion: Completion): string {
   return `${[...lines, completion.files ? ':files' : ':none'].join('\n')}\n`;
 }
 
+// bash splits words at `=` (COMP_WORDBREAKS): `--template=off` is three words, and the text Tab
+// replaces is only what follows the `=`. The script joins the words again (bash-completion's
+// _get_comp_words_by_ref -n =, or by hand without it), asks esign with the whole `--template=off`,
+// and takes the part before the `=` off each answer. Files after `--data=` are listed for the part
+// after the `=`, in every shell.
 const BASH = `# bash completion for esign (needs the bash-completion package for the best results)
 _esign() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" out line directive
-  out=$(esign __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) || return 0
+  local cur words cword out line directive lead="" i
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n = cur words cword
+  else
+    words=() cword=0
+    for ((i = 0; i <= COMP_CWORD; i++)); do
+      if ((cword > 1)) && [[ \${COMP_WORDS[i]} == = || \${words[cword - 1]} == *= ]]; then
+        words[cword - 1]+=\${COMP_WORDS[i]}
+      else
+        words[cword]=\${COMP_WORDS[i]}
+        ((cword++))
+      fi
+    done
+    ((cword--))
+    cur=\${words[cword]}
+  fi
+  [[ $COMP_WORDBREAKS == *=* && $cur == *=* ]] && lead=\${cur%"\${cur##*=}"}
+  out=$(esign __complete -- "\${words[@]:1:cword}" 2>/dev/null) || return 0
   COMPREPLY=()
   while IFS= read -r line; do
     case "$line" in
       :*) directive="\${line#:}" ;;
       "") ;;
-      *) COMPREPLY+=("\${line%%$'\\t'*}") ;;
+      *) line="\${line%%$'\\t'*}"; COMPREPLY+=("\${line#"$lead"}") ;;
     esac
   done <<< "$out"
   if [[ $directive == files ]]; then
     compopt -o filenames 2>/dev/null
-    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "\${cur#*=}")
   fi
   return 0
 }
@@ -176,7 +256,11 @@ _esign() {
     esac
   done
   (( \${#values} )) && compadd -l -d descriptions -- "\${values[@]}"
-  [[ $directive == files ]] && _files
+  if [[ $directive == files ]]; then
+    # --data=<Tab>: the files go after the first =
+    [[ $PREFIX == --*=* ]] && compset -P 1 '*='
+    _files
+  fi
   return 0
 }
 # Loaded from fpath by compinit, this file is the body of _esign: complete right away, so the first
@@ -192,12 +276,17 @@ const FISH = `# fish completion for esign
 function __esign_complete
     set -l words (commandline -opc)
     set -e words[1]
-    set -l out (esign __complete -- $words (commandline -ct) 2>/dev/null)
+    set -l token (commandline -ct)
+    set -l out (esign __complete -- $words $token 2>/dev/null)
     or return
     for line in $out
         switch $line
             case ':files'
-                __fish_complete_path (commandline -ct)
+                # --data=<Tab>: the files go after the first =
+                set -l lead (string match -r -- '^--[^=]*=' $token)
+                for path in (__fish_complete_path (string replace -r -- '^--[^=]*=' '' $token))
+                    printf '%s%s\\n' "$lead" $path
+                end
             case ':*'
             case '*'
                 printf '%s\\n' $line

@@ -2,8 +2,9 @@
 // secret, stored only by `esign login`.
 import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
+import { profileToChange, storedProfileToChange } from '../config/connect.js';
 import { configDir } from '../config/paths.js';
-import { baseUrlWarning, maskToken, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
+import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.js';
 import {
   ensureProfile,
   getProfile,
@@ -15,7 +16,6 @@ import {
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { GlobalOptions, globalOptions } from '../options.js';
-import { loadProjectFile } from '../project/project-file.js';
 
 export const KEYS = ['base_url'] as const;
 type Key = (typeof KEYS)[number];
@@ -33,10 +33,13 @@ function checkKey(key: string): Key {
 const KeyOption = z.object({ ...globalOptions, key: z.string() });
 type KeyOption = z.infer<typeof KeyOption>;
 
-/** The profile a config command works on, and the folder of the config file. */
-function target(options: GlobalOptions, ctx: Context): { profile: string; dir: string } {
+/**
+ * The profile a config command works on, and the folder of the config file. `set` may name a new
+ * profile (it creates it); the others work on a stored one, and a typo is told with "did you mean".
+ */
+function target(options: GlobalOptions, ctx: Context, creates = false): { profile: string; dir: string } {
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-  return { profile: resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value, dir };
+  return { profile: creates ? profileToChange(options, ctx) : storedProfileToChange(options, ctx), dir };
 }
 
 /** `esign config get <key>`: the value on stdout; exit 1 when it is not set (as `git config` does). */
@@ -62,7 +65,7 @@ export const set: CommandModule<z.infer<typeof SetOptions>> = {
   options: SetOptions,
   async run(options, ctx) {
     const key = checkKey(options.key);
-    const { profile, dir } = target(options, ctx);
+    const { profile, dir } = target(options, ctx, true);
     const normalized = normalizeBaseUrl(options.value, `base_url '${options.value}'`);
     await updateConfigFile(dir, (config) => {
       ensureProfile(config, profile)[key] = normalized;

@@ -1,13 +1,13 @@
 // esign login: store a token (and the base URL, when given) in a profile. Nothing is sent.
 import * as z from 'zod/mini';
+import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
-import { baseUrlWarning, normalizeBaseUrl, resolveProfileName } from '../config/settings.js';
+import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.js';
 import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { themeFor } from '../io/theme.js';
+import { drawable, themeFor } from '../io/theme.js';
 import { globalOptions } from '../options.js';
-import { loadProjectFile } from '../project/project-file.js';
 
 const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
 
@@ -35,6 +35,12 @@ export function checkToken(raw: string): string {
   return token;
 }
 
+/** What logging in again did to the token stored before: the user learns it was replaced, and which one. */
+export function replacedNotice(profile: string, before: string, after: string): string {
+  if (before === after) return `note: profile '${profile}' already had this token.`;
+  return `note: this replaced the token stored before for profile '${profile}' (${maskToken(before)}).`;
+}
+
 export const options = z.object({
   ...globalOptions,
   withToken: z.optional(z.boolean()),
@@ -44,6 +50,21 @@ export const options = z.object({
 
 type LoginOptions = z.infer<typeof options>;
 
+/** The token as typed at a hidden prompt or piped in with --with-token (not yet checked). */
+async function readToken(options: LoginOptions, ctx: Context, profile: string): Promise<string> {
+  if (options.withToken) {
+    if (ctx.stdin.isTTY) ctx.stderr.write('Paste the token, then press Enter and Ctrl-D:\n');
+    return ctx.stdin.readAll();
+  }
+  if (ctx.stdin.isTTY && ctx.stderr.isTTY) {
+    ctx.stderr.write(`${WHERE_TOKENS_ARE_MADE}\n`);
+    return ctx.promptSecret(`Paste your API token for profile '${profile}' (input is hidden): `);
+  }
+  throw new UsageError('No terminal to ask for the token on.', {
+    hint: 'Pipe the token in with --with-token, e.g. printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
+  });
+}
+
 export async function run(options: LoginOptions, ctx: Context): Promise<number> {
   if (options.token !== undefined) {
     if (typeof options.token === 'string') ctx.addSecret(options.token);
@@ -51,36 +72,33 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
       hint: 'A flag shows up in `ps` and in your shell history. Run `esign login` to paste it at a hidden prompt, or pipe it in: printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
     });
   }
-  const profile = resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value;
+  const profile = profileToChange(options, ctx);
   const baseUrl = options.baseUrl === undefined ? undefined : normalizeBaseUrl(options.baseUrl, '--base-url');
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   readConfigFile(dir); // a broken config file is reported before the user types a secret
 
-  let raw: string;
-  if (options.withToken) {
-    if (ctx.stdin.isTTY) ctx.stderr.write('Paste the token, then press Enter and Ctrl-D:\n');
-    raw = await ctx.stdin.readAll();
-  } else if (ctx.stdin.isTTY && ctx.stderr.isTTY) {
-    ctx.stderr.write(`${WHERE_TOKENS_ARE_MADE}\n`);
-    raw = await ctx.promptSecret(`Paste your API token for profile '${profile}' (input is hidden): `);
-  } else {
-    throw new UsageError('No terminal to ask for the token on.', {
-      hint: 'Pipe the token in with --with-token, e.g. printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
-    });
-  }
-  const token = checkToken(raw);
+  const token = checkToken(await readToken(options, ctx, profile));
   ctx.addSecret(token);
 
+  let replaced: string | undefined;
   const config = await updateConfigFile(dir, (config) => {
     const entry = ensureProfile(config, profile);
+    replaced = entry.token;
     entry.token = token;
     if (baseUrl) entry.base_url = baseUrl;
   });
+  if (replaced) ctx.addSecret(replaced);
 
   const c = themeFor(ctx.terminal, 'stderr');
-  const mark = ctx.terminal.stderrIsTTY ? `${c.green('✓')} ` : '';
+  const mark = ctx.terminal.stderrIsTTY ? `${c.green(drawable(ctx.terminal, '✓'))} ` : '';
   ctx.stderr.write(
     `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
+  );
+  if (replaced !== undefined) ctx.stderr.write(`${replacedNotice(profile, replaced, token)}\n`);
+  // The API has one call, and it creates an envelope: there is nothing to check a token with that
+  // creates nothing, so login says plainly that it did not check it.
+  ctx.stderr.write(
+    `note: the token was not checked (the API has no call that checks a token without creating something); the first command that sends will say if it is refused (exit 3).\n`,
   );
   if (baseUrl) {
     ctx.stderr.write(`${mark}Base URL for profile '${profile}': ${baseUrl}\n`);

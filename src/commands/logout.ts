@@ -1,17 +1,16 @@
 // esign logout: forget a profile's token. The token stays valid on the server until it is revoked.
 import type * as z from 'zod/mini';
+import { storedProfileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
-import { resolveProfileName } from '../config/settings.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { GlobalOptions } from '../options.js';
-import { loadProjectFile } from '../project/project-file.js';
 
 export const options = GlobalOptions;
 
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const profile = resolveProfileName(options, ctx.env, loadProjectFile(ctx.cwd)).value;
+  const profile = storedProfileToChange(options, ctx);
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   if (getProfile(readConfigFile(dir), profile)?.token === undefined) {
     ctx.stderr.write(`No token is stored for profile '${profile}'; nothing to do.\n`);

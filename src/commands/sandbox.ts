@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { CliError, type CliErrorOptions, ExitCode, InputError, UsageError } from '../errors.js';
-import { describeReadError } from '../fs/files.js';
+import { describeReadError, isDiskFull } from '../fs/files.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
 import { syncFolder } from '../fs/sync-folder.js';
 import { themeFor } from '../io/theme.js';
@@ -112,7 +112,9 @@ const CLI_ERRORS: { [K in SandboxErrorKind]: (error: SandboxError) => CliError }
     new StateFileError(e.message, { hint: 'Create it, or pick another --state path.', cause: e }),
   state_lock_failed: (e) =>
     new StateFileError(e.message, {
-      hint: 'Check that the folder of --state exists and is writable.',
+      hint: isDiskFull(e.cause)
+        ? 'The disk is full: free some space on the disk that holds --state, or put --state on another disk.'
+        : 'Check that the folder of --state exists and is writable.',
       cause: e,
     }),
   state_io: (e) => new StateFileError(e.message, asSaid(e)),

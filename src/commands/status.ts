@@ -11,10 +11,13 @@ import { templateNamesFor } from '../project/templates.js';
 
 export const options = GlobalOptions;
 
-export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const settings = loadSettings(options, ctx);
+/**
+ * What `--json` prints, and what `esign mcp`'s get_status returns: the profile, base URL, where the
+ * token comes from (masked, never the token itself) and the files in force.
+ */
+export function statusReport(settings: Settings) {
   const token = settings.token.value;
-  const report = {
+  return {
     profile: { value: settings.profile.value, source: settings.profile.source },
     base_url: { value: settings.baseUrl.value ?? null, source: settings.baseUrl.source },
     token: {
@@ -26,6 +29,12 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     config_file: { path: settings.configPath, exists: existsSync(settings.configPath) },
     project_file: projectReport(settings),
   };
+}
+
+export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
+  const settings = loadSettings(options, ctx);
+  const token = settings.token.value;
+  const report = statusReport(settings);
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report)}\n`);
   } else {

@@ -1,14 +1,15 @@
 // esign templates set <name> [id]: adds or updates one template of the project file (its id and
 // fields), keeping the rest of the file and its formatting as they were. The nearest .esign.json is
-// changed; with none, one is made in the current folder. Nothing is sent.
-import { existsSync, readFileSync } from 'node:fs';
+// changed (or the one ESIGN_PROJECT_FILE names); with none, one is made in the current folder.
+// Nothing is sent.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { globalOptions, repeated } from '../options.js';
-import { findProjectFile, PROJECT_FILE_NAME, parseProjectFile } from '../project/project-file.js';
+import { lookUpProjectFile, PROJECT_FILE_NAME, parseProjectFile } from '../project/project-file.js';
 import { type TemplateEntry, type TemplateFields, templateNameProblem } from '../project/template-entry.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { updatedEntry, withTemplateEntry, writeFileAtomic } from '../project/write-project.js';
@@ -29,10 +30,15 @@ type SetOptions = z.infer<typeof options>;
 export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   const badName = templateNameProblem(flags.name);
   if (badName) throw new UsageError(`<name> '${flags.name}' ${badName}.`);
-  const found = findProjectFile(ctx.cwd, existsSync);
+  // The file in force, found and trusted as every command finds it (its problems are reported
+  // before anything is changed); a file set aside as untrusted is never written to.
+  const lookup = lookUpProjectFile(ctx.cwd, { env: ctx.env });
+  if (!lookup.project && lookup.warnings.length > 0) {
+    throw new UsageError(lookup.warnings[0] as string, { details: lookup.warnings.slice(1) });
+  }
+  const found = lookup.project?.path;
   const path = found ?? join(ctx.cwd, PROJECT_FILE_NAME);
   const text = found ? readText(found) : '';
-  // The file as it is must be valid: its problems are reported before anything is changed.
   const before = found ? parseProjectFile(text, found) : {};
   const section =
     flags.inProfile === undefined ? before.templates : before.profiles?.[flags.inProfile]?.templates;

@@ -2,26 +2,45 @@
 // ids and their declared fields. Nothing is sent: names are a local convenience, the API only knows ids.
 import type * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
+import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { GlobalOptions } from '../options.js';
 import { listTemplates, type TemplateListing, templateNamesFor } from '../project/templates.js';
+import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 export const options = GlobalOptions;
 
-export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const settings = loadSettings(options, ctx);
+/**
+ * What `--json` prints, and what `esign mcp`'s list_templates returns: the names in force and their
+ * ids (`templates`, as before), and each one with its declared fields (`entries`).
+ */
+export function templatesReport(settings: Settings) {
   const profile = settings.profile.value;
   const templates = templateNamesFor(settings.project, profile);
+  const entries = listTemplates(templates);
+  const sorted = Object.fromEntries(entries.map((entry) => [entry.name, entry.id]));
+  return { project_file: templates.file ?? null, profile, templates: sorted, entries };
+}
+
+export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
+  // Only the project file is read: the profile chooses its names, and need not be stored anywhere
+  // (a CI job lists the names of `--profile production` with no config at all).
+  const settings = loadSettings(options, ctx, { profileMustExist: false });
+  const profile = settings.profile.value;
+  const templates = templateNamesFor(settings.project, profile);
+  const perProfile = settings.project?.content.profiles ?? {};
+  const known = Object.keys(perProfile).sort();
+  if (settings.project && known.length > 0 && !Object.hasOwn(perProfile, profile)) {
+    // The file's text is data: escaped whole.
+    const note = `${settings.project.path} has no profiles.${profile}, only ${known.join(', ')}: the names below are the top-level ones.${didYouMean(profile, known)}`;
+    ctx.stderr.write(`note: ${escapeControl(note)}\n`);
+  }
   const listed = listTemplates(templates);
   if (options.json) {
-    // `templates` (name → id) as before; `entries` adds each one's fields.
-    const sorted = Object.fromEntries(listed.map((entry) => [entry.name, entry.id]));
-    ctx.stdout.write(
-      `${JSON.stringify({ project_file: templates.file ?? null, profile, templates: sorted, entries: listed })}\n`,
-    );
+    ctx.stdout.write(`${JSON.stringify(templatesReport(settings))}\n`);
     return ExitCode.ok;
   }
   if (!templates.file) {
@@ -33,18 +52,18 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     return ExitCode.ok;
   }
   if (listed.length === 0) {
-    ctx.stderr.write(`${templates.file} names no templates for profile '${profile}'.\n`);
+    ctx.stderr.write(`${escapeControl(templates.file)} names no templates for profile '${profile}'.\n`);
     return ExitCode.ok;
   }
   const c = themeFor(ctx.terminal, 'stdout');
   const width = Math.max(...listed.map((entry) => entry.name.length));
-  const perProfile = `profiles.${profile}.templates`;
+  const ownOrigin = `profiles.${profile}.templates`;
   const text = listed.map((entry) => {
-    const own = templates.origins[entry.name] === perProfile ? c.dim(`  (${perProfile})`) : '';
+    const own = templates.origins[entry.name] === ownOrigin ? c.dim(`  (${ownOrigin})`) : '';
     return `${entry.name.padEnd(width)}  ${entry.id}${own}\n${fieldLines(entry, c)}`;
   });
   ctx.stdout.write(text.join(''));
-  ctx.stderr.write(c.dim(`from ${templates.file}, profile '${profile}'\n`));
+  ctx.stderr.write(c.dim(`from ${escapeControl(templates.file)}, profile '${profile}'\n`));
   return ExitCode.ok;
 }
 

@@ -1,12 +1,18 @@
 // What most commands start with: the settings (flag > env > profile > default) and an API client.
 import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
+import { lookUpProjectFile } from '../project/project-file.js';
+import { configDir, configFilePath } from './paths.js';
 import {
+  checkProfileExists,
   describeSource,
   type GlobalFlags,
+  type ResolveOptions,
   requireBaseUrl,
   requireToken,
+  resolveProfileName,
   resolveSettings,
+  type Setting,
   type Settings,
 } from './settings.js';
 import { readConfigFile, warnIfReadableByOthers } from './store.js';
@@ -22,11 +28,47 @@ export function globalFlags(options: CommonOptions): GlobalFlags {
   return { profile: options.profile, baseUrl: options.baseUrl, timeout: options.timeout };
 }
 
-export function loadSettings(options: CommonOptions, ctx: Context): Settings {
-  const settings = resolveSettings(globalFlags(options), ctx, readConfigFile);
+export function loadSettings(
+  options: CommonOptions,
+  ctx: Context,
+  resolveOptions: ResolveOptions = {},
+): Settings {
+  const settings = resolveSettings(globalFlags(options), ctx, readConfigFile, resolveOptions);
   if (settings.token.value) ctx.addSecret(settings.token.value);
+  for (const notice of settings.notices) ctx.stderr.write(`${notice}\n`);
   warnIfReadableByOthers(settings.configDir, ctx);
   return settings;
+}
+
+/**
+ * The profile a command that changes the config works on (login, logout, config): --profile,
+ * ESIGN_PROFILE, the project file's, or default. Such a command uses only the project file's
+ * profile, so other problems in the file are warnings here.
+ */
+export function profileToChange(options: CommonOptions, ctx: Context): string {
+  return chooseProfile(options, ctx).value;
+}
+
+/**
+ * profileToChange, for a command that works on a profile that must be there (logout, config get,
+ * unset and list): a profile named by a flag, ESIGN_PROFILE or the project file that is not in the
+ * config, while others are, is a typo, told with "did you mean" (exit 2), as every other command does.
+ */
+export function storedProfileToChange(options: CommonOptions, ctx: Context): string {
+  const profile = chooseProfile(options, ctx);
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  checkProfileExists(profile, readConfigFile(dir), configFilePath(dir));
+  return profile.value;
+}
+
+function chooseProfile(options: CommonOptions, ctx: Context): Setting<string> {
+  const lookup = lookUpProjectFile(ctx.cwd, {
+    env: ctx.env,
+    uses: 'profile',
+    profileNamed: options.profile !== undefined || Boolean(ctx.env.ESIGN_PROFILE),
+  });
+  for (const warning of lookup.warnings) ctx.stderr.write(`warning: ${warning}\n`);
+  return resolveProfileName(globalFlags(options), ctx.env, lookup.project);
 }
 
 export function verboseTrace(options: CommonOptions, ctx: Context): ((line: string) => void) | undefined {

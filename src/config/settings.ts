@@ -2,8 +2,9 @@
 // the active profile, default.
 import type { Env } from '../context.js';
 import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
-import { type LoadedProject, loadProjectFile } from '../project/project-file.js';
+import { type LoadedProject, lookUpProjectFile, type ProjectLookup } from '../project/project-file.js';
 import { didYouMean } from '../text/suggest.js';
+import { escapeControl } from '../text/terminal-text.js';
 import { isLoopbackHost } from '../transport/loopback.js';
 import { configDir, configFilePath } from './paths.js';
 import { type ConfigFile, getProfile } from './store.js';
@@ -40,6 +41,13 @@ export interface Settings {
   project: LoadedProject | undefined;
   /** The folder the project file was looked for from (and its parents); undefined when not looked for. */
   projectSearchedFrom: string | undefined;
+  /** What to say on stderr before anything else (each a sentence, `warning: ` or `note: ` included). */
+  notices: string[];
+}
+
+export interface ResolveOptions {
+  /** A profile named by a flag, ESIGN_PROFILE or the project file must be in the config (when it has any). Default true. */
+  profileMustExist?: boolean;
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -162,18 +170,56 @@ export function baseUrlWarning(baseUrl: string): string | undefined {
   return `the base URL ${baseUrl} does not end in the API prefix /api/v1; requests go to <base URL>/native/envelopes/create. If the API lives under /api/v1, use ${suggestion}.`;
 }
 
+/** Where the base URL comes from when a flag or the environment gives it: the destination is not a profile's. */
+function baseUrlGivenBy(flags: GlobalFlags, env: Env): string | undefined {
+  if (flags.baseUrl !== undefined) return '--base-url';
+  return env.ESIGN_BASE_URL ? 'ESIGN_BASE_URL' : undefined;
+}
+
+/**
+ * The profile, and the project file it may come from. The project file's `profile` names a stored
+ * profile, whose base URL is where requests go and whose template names match that server. When
+ * --base-url or ESIGN_BASE_URL gives the destination (a CI job), that profile does not describe it,
+ * and its template names (sandbox ids, say) would be sent to another server: the file's profile is
+ * then not used, and a note says so. --profile and ESIGN_PROFILE still choose one.
+ */
+function profileWithProject(
+  flags: GlobalFlags,
+  env: Env,
+  lookup: ProjectLookup,
+): { profile: Setting<string>; notices: string[] } {
+  const notices = lookup.warnings.map((warning) => `warning: ${warning}`);
+  const givenBy = baseUrlGivenBy(flags, env);
+  const fileProfile = lookup.project?.content.profile;
+  const profile = resolveProfileName(flags, env, givenBy ? undefined : lookup.project);
+  if (givenBy && fileProfile !== undefined && profile.source === 'default') {
+    notices.push(
+      `note: the project file's profile '${fileProfile}' is not used: ${givenBy} gives the base URL, so the profile is '${profile.value}' and so are the template names (name one with --profile or ESIGN_PROFILE).`,
+    );
+  }
+  return { profile, notices };
+}
+
 export function resolveSettings(
   flags: GlobalFlags,
   ctx: { env: Env; platform: NodeJS.Platform; homedir: string; cwd?: string },
   read: (dir: string) => ConfigFile,
+  options: ResolveOptions = {},
 ): Settings {
   const { env } = ctx;
-  const project = ctx.cwd === undefined ? undefined : loadProjectFile(ctx.cwd);
-  const profile = resolveProfileName(flags, env, project);
+  const lookup =
+    ctx.cwd === undefined
+      ? { project: undefined, warnings: [] }
+      : lookUpProjectFile(ctx.cwd, {
+          env,
+          profileNamed: flags.profile !== undefined || Boolean(env.ESIGN_PROFILE),
+        });
+  const project = lookup.project;
+  const { profile, notices } = profileWithProject(flags, env, lookup);
   const timeoutMs = parseTimeout(flags, env);
   const dir = configDir(env, ctx.platform, ctx.homedir);
   const config = read(dir);
-  checkProfileExists(profile, config, configFilePath(dir));
+  if (options.profileMustExist !== false) checkProfileExists(profile, config, configFilePath(dir));
   const stored = getProfile(config, profile.value);
   const fromProfile = `profile ${profile.value}` as const;
 
@@ -203,6 +249,7 @@ export function resolveSettings(
     configPath: configFilePath(dir),
     project,
     projectSearchedFrom: ctx.cwd,
+    notices,
   };
 }
 
@@ -233,6 +280,7 @@ export function describeSource(source: SettingSource): string {
   if (source === 'default') return 'default';
   if (source === 'none') return 'not set';
   if (source.startsWith('env ')) return `environment variable ${source.slice(4)}`;
-  if (source.startsWith('project ')) return `project file ${source.slice(8)}`;
+  // A path is text from the file system: escaped, as every file's text is in a message.
+  if (source.startsWith('project ')) return `project file ${escapeControl(source.slice(8))}`;
   return `profile '${source.slice(8)}'`;
 }

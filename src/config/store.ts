@@ -10,9 +10,11 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { ConfigFileError } from '../errors.js';
+import { describeReadError, isDiskFull } from '../fs/files.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
 import { describeIssue, issuePath } from '../text/issues.js';
-import { locate, readJson } from '../text/json.js';
+import { findDeepNesting, locate, readJson } from '../text/json.js';
+import { escapeControl } from '../text/terminal-text.js';
 import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
 
 export const Profile = z.looseObject({
@@ -26,6 +28,9 @@ export const ConfigFile = z.looseObject({
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
+/** Far deeper than esign's config (profiles.<name>.<key>) nests, and well within what is safe to walk. */
+const MAX_CONFIG_DEPTH = 64;
+
 const FIX_HINT = 'Fix the file by hand, or move it away to start afresh. esign never overwrites it.';
 
 /**
@@ -35,6 +40,14 @@ const FIX_HINT = 'Fix the file by hand, or move it away to start afresh. esign n
  */
 export function parseConfigText(text: string, path: string): ConfigFile {
   if (text.trim() === '') return {}; // trim() removes a byte-order mark too
+  // A file nested deeper than any config is refused before anything recursive (a key's position) meets it.
+  const deep = findDeepNesting(text, MAX_CONFIG_DEPTH);
+  if (deep) {
+    throw new ConfigFileError(
+      `${path}:${deep.line}:${deep.column}: the config file nests objects or arrays more than ${MAX_CONFIG_DEPTH} levels deep; it is not an esign config.`,
+      { hint: FIX_HINT },
+    );
+  }
   const read = readJson(text);
   if (!read.ok) {
     throw new ConfigFileError(
@@ -46,7 +59,8 @@ export function parseConfigText(text: string, path: string): ConfigFile {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0] as z.core.$ZodIssue;
   const at = locate(text, issue.path.map(String));
-  const where = issue.path.length > 0 ? `'${issuePath(issue)}'` : 'the top level';
+  // Keys are the file's text: escaped, so that a control character in one cannot act on the terminal.
+  const where = issue.path.length > 0 ? `'${escapeControl(issuePath(issue))}'` : 'the top level';
   throw new ConfigFileError(
     `${path}:${at.line}:${at.column}: the config file is not an esign config: ${where} ${describeIssue(issue, read.value)}.`,
     { hint: FIX_HINT },
@@ -107,9 +121,11 @@ export async function updateConfigFile(
         ),
       failed: (error) =>
         new ConfigFileError(
-          `Cannot create ${lockPath} to change the config file: ${(error as Error).message}`,
+          `Cannot create ${lockPath} to change the config file: ${describeReadError(error)}.`,
           {
-            hint: 'Check the permissions of the config folder.',
+            hint: isDiskFull(error)
+              ? 'Free some space on the disk that holds the config folder, or set ESIGN_CONFIG_DIR to a folder on another disk.'
+              : 'Check the permissions of the config folder.',
             cause: error,
           },
         ),
@@ -171,19 +187,37 @@ export function configPermissionWarning(dir: string, platform: NodeJS.Platform =
   }
 }
 
+// Profiles are looked up as own keys only: a profile named `constructor` or `toString` is a profile
+// like any other, never Object.prototype's function of that name.
 export function getProfile(config: ConfigFile, name: string): Profile | undefined {
-  return config.profiles?.[name];
+  const profiles = config.profiles;
+  return profiles && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+}
+
+/** The names of the stored profiles, in the config's order. */
+export function profileNames(config: ConfigFile): string[] {
+  return Object.keys(config.profiles ?? {});
 }
 
 /** Returns the named profile, creating it in the config. */
 export function ensureProfile(config: ConfigFile, name: string): Profile {
   config.profiles ??= {};
-  config.profiles[name] ??= {};
-  return config.profiles[name] as Profile;
+  const existing = getProfile(config, name);
+  if (existing) return existing;
+  const created: Profile = {};
+  config.profiles[name] = created;
+  return created;
 }
 
 /** Drops profiles left with no settings, so logout leaves no empty shells behind. */
 export function pruneProfile(config: ConfigFile, name: string): void {
-  const profile = config.profiles?.[name];
+  const profile = getProfile(config, name);
   if (profile && Object.keys(profile).length === 0 && config.profiles) delete config.profiles[name];
+}
+
+/** Removes a profile and everything stored in it; false when there was none. */
+export function deleteProfile(config: ConfigFile, name: string): boolean {
+  if (!getProfile(config, name) || !config.profiles) return false;
+  delete config.profiles[name];
+  return true;
 }

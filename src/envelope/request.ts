@@ -8,12 +8,7 @@ import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
 import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../fs/input-bytes.js';
 import { checkMergeData, describeFieldCheck, hasFieldProblems } from '../project/fields.js';
-import {
-  type ResolvedTemplate,
-  resolveTemplate,
-  type TemplateNames,
-  UNRESOLVED_TEMPLATE_ID,
-} from '../project/templates.js';
+import type { ResolvedTemplate } from '../project/templates.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
 
@@ -179,7 +174,8 @@ export function parseExpiresInDays(
   return Number(raw);
 }
 
-const FIELD_NAMES: Record<string, string> = {
+/** The request's fields as `envelope create` names them: its flags. */
+export const FIELD_NAMES: Record<string, string> = {
   template_id: '--template',
   'signatory.name': '--name',
   'signatory.email': '--email',
@@ -238,59 +234,6 @@ function withProtoField(
 export function normalizeRequest(body: CreateEnvelopeRequest): CreateEnvelopeRequest {
   const templateId = body.template_id.toUpperCase();
   return templateId === body.template_id ? body : { ...body, template_id: templateId };
-}
-
-/** What one envelope is made of, before its template is resolved and its fields checked. */
-export interface CreateDraft {
-  /** A template id or a name in force; undefined when not given (reported as required). */
-  template: string | undefined;
-  merge_data: Record<string, string>;
-  signatory: { name?: unknown; email?: unknown; phone?: unknown };
-  expires_in_days?: number | undefined;
-}
-
-/**
- * One envelope's request, every problem collected: the template resolved (a name in force or an
- * id), the body checked by the wire schema, and the merge data by the template's declared fields.
- * `envelope create`, its dry run and the MCP server all build their request here, so whatever
- * passes is what is sent. `names` maps wire paths to what the user wrote (FIELD_NAMES: flags).
- */
-export function buildCreateRequest(
-  draft: CreateDraft,
-  templates: TemplateNames,
-  problems: Problems,
-  names: Record<string, string> = FIELD_NAMES,
-): CreateEnvelopeRequest | undefined {
-  const before = problems.length;
-  const template =
-    draft.template === undefined
-      ? undefined
-      : resolveDraftTemplate(draft.template, templates, names, problems);
-  const body = validateRequest(
-    {
-      template_id: template?.id,
-      merge_data: draft.merge_data,
-      signatory: draft.signatory,
-      ...(draft.expires_in_days === undefined ? {} : { expires_in_days: draft.expires_in_days }),
-    },
-    problems,
-    names,
-  );
-  checkTemplateFields(template, draft.merge_data, problems);
-  return problems.length > before || !body ? undefined : normalizeRequest(body);
-}
-
-function resolveDraftTemplate(
-  value: string,
-  templates: TemplateNames,
-  names: Record<string, string>,
-  problems: Problems,
-): ResolvedTemplate {
-  const resolved = resolveTemplate(value, templates, names.template_id ?? 'template_id');
-  if ('id' in resolved) return resolved;
-  problems.push(resolved.problem);
-  // A stand-in id: the schema must not report the same field again. Nothing is sent.
-  return { id: UNRESOLVED_TEMPLATE_ID };
 }
 
 /** The merge data against the template's declared fields (none declared: nothing to check). */

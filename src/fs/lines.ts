@@ -4,6 +4,7 @@
 
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { readJson } from '../text/json.js';
 
 /**
  * The lines of `input` as text, split where readline splits with `crlfDelay: Infinity` ("\n",
@@ -42,4 +43,29 @@ export async function* readLineGroups(input: Readable): AsyncGenerator<string[]>
   const group = split(text, text.length);
   if (rest !== '') group.push(rest);
   if (group.length > 0) yield group;
+}
+
+/**
+ * readLines, each line told whether it is the last. The files esign appends to (results, journals)
+ * can end in a torn line, and only there: each write ends with a newline, and a write cut short (a
+ * kill, a full disk, a power cut) loses its end, never its middle. So a reader may skip a line that
+ * is not JSON only when it is the last; anywhere else it is damage to report.
+ */
+export async function* readLinesKnowingLast(
+  input: Readable,
+): AsyncGenerator<{ text: string; last: boolean }> {
+  let previous: string | undefined;
+  for await (const text of readLines(input)) {
+    if (previous !== undefined) yield { text: previous, last: false };
+    previous = text;
+  }
+  if (previous !== undefined) yield { text: previous, last: true };
+}
+
+/**
+ * Whether a line of a file esign appends to (results, journal) was torn by a write cut short: only
+ * the last line can be, and it is when it is not JSON (every line written is a JSON object).
+ */
+export function isTornLine(text: string, last: boolean): boolean {
+  return last && !readJson(text).ok;
 }

@@ -17,7 +17,7 @@
 // The id stays the first line, so a lock written by an older esign (id and nonce only) reads as
 // before, and an older esign reads ours. `ownerIsGone` decides when a lock is stale.
 import { createHash, randomBytes } from 'node:crypto';
-import { link, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { type FileHandle, link, open, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { currentBootId, isRunning, processStartTime } from './process-identity.js';
 
 /** What a lock file says of its owner; bootId and startTime are missing from older locks. */
@@ -110,29 +110,57 @@ const written = new Set<string>();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
-/** Creates `path` holding `content` if it does not exist: true when created, false when it exists. */
+/**
+ * Creates `path` holding `content` if it does not exist: true when created, false when it exists.
+ * Whatever fails (a full disk takes the draft's name but not its text), no draft is left behind.
+ */
 async function createExclusive(path: string, content: string): Promise<boolean> {
   const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  // A folder that is not there or not writable fails here: the caller's `failed`.
-  await writeFile(draft, content, { flag: 'wx', mode: 0o600 });
+  let linked: boolean | undefined;
+  try {
+    // A folder that is not there or not writable, or a full disk, fails here: the caller's `failed`.
+    await writeFile(draft, content, { flag: 'wx', mode: 0o600 });
+    linked = await linkInPlace(draft, path);
+  } finally {
+    await unlink(draft).catch(() => undefined);
+  }
+  return linked ?? writeInPlace(path, content);
+}
+
+/** Links `draft` as `path`: true when linked, false when `path` exists, undefined without hard links. */
+async function linkInPlace(draft: string, path: string): Promise<boolean | undefined> {
   try {
     await link(draft, path);
     return true;
   } catch (error) {
     if (code(error) === 'EEXIST') return false;
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code(error) ?? '')) throw error;
-  } finally {
-    await unlink(draft).catch(() => undefined);
+    if (['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code(error) ?? '')) return undefined;
+    throw error;
   }
-  // No hard links on this file system: create and write in one call (an empty lock is then possible
-  // for an instant; readOwner waits for it to fill).
+}
+
+/**
+ * No hard links on this file system: create and write in one call (an empty lock is then possible
+ * for an instant; readOwner waits for it to fill). A lock created but not filled (a full disk) is
+ * removed: it is this process's, and an empty lock would only be taken over later.
+ */
+async function writeInPlace(path: string, content: string): Promise<boolean> {
+  let handle: FileHandle;
   try {
-    await writeFile(path, content, { flag: 'wx', mode: 0o600 });
-    return true;
+    handle = await open(path, 'wx', 0o600);
   } catch (error) {
     if (code(error) === 'EEXIST') return false;
     throw error;
   }
+  try {
+    await handle.writeFile(content);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  return true;
 }
 
 /** The lock's text, or undefined when there is no lock. */

@@ -1,5 +1,6 @@
 // How output is drawn, decided once per run (as gh's IOStreams does): whether stdout and stderr are
-// terminals, the colour level of each, whether spinners and live progress lines are drawn, and the
+// terminals, the colour level of each, whether spinners and live progress lines are drawn, whether
+// the terminal shows Unicode symbols (✓, →, ·, the Braille spinner) or needs ASCII, and the
 // terminal's width. The context carries the decision; every spinner, progress line and renderer
 // asks it, and none looks at the environment or a stream's TTY-ness itself.
 import type { Env, OutputStream } from '../context.js';
@@ -17,6 +18,8 @@ export interface TerminalDecision {
   readonly animations: boolean;
   /** Columns of the terminal behind stdout, else stderr; undefined when neither is one. */
   readonly width: number | undefined;
+  /** The terminal shows Unicode symbols; else its text is ASCII (io/theme.ts has the fallbacks). */
+  readonly unicode: boolean;
 }
 
 /**
@@ -48,9 +51,25 @@ function animationsWanted(stderr: Pick<OutputStream, 'isTTY' | 'columns'>, env: 
 }
 
 /** CI systems set CI (to true, 1, or a name); CI=false or CI=0 says this is not one. */
-function inCi(env: Env): boolean {
+export function inCi(env: Env): boolean {
   const ci = env.CI?.trim().toLowerCase();
   return ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
+}
+
+/**
+ * Whether the terminal shows Unicode symbols. Elsewhere than on Windows, the locale says how the
+ * terminal reads bytes: the first of LC_ALL, LC_CTYPE and LANG that is set decides (LANG=C, POSIX or
+ * a Latin-1 locale: ASCII). With no locale at all (a bare container, a service) today's terminals
+ * still show UTF-8, except the Linux console (TERM=linux, whose font lacks these symbols) and
+ * TERM=dumb. On Windows the locale variables do not govern the console (Node writes UTF-16 to it):
+ * its terminals show Unicode unless TERM says dumb or linux.
+ */
+export function unicodeWanted(env: Env, platform: NodeJS.Platform): boolean {
+  const plainTerm = env.TERM === 'dumb' || env.TERM === 'linux';
+  if (platform === 'win32') return !plainTerm;
+  const locale = [env.LC_ALL, env.LC_CTYPE, env.LANG].find((value) => value !== undefined && value !== '');
+  if (locale !== undefined) return /utf-?8/i.test(locale);
+  return !plainTerm;
 }
 
 function widthOf(
@@ -69,6 +88,7 @@ export function decideTerminal(
     stderr: Pick<OutputStream, 'isTTY' | 'columns'>;
   },
   env: Env,
+  platform: NodeJS.Platform = process.platform,
 ): TerminalDecision {
   const { stdout, stderr } = streams;
   return {
@@ -78,10 +98,50 @@ export function decideTerminal(
     stderrColor: colorLevel(stderr, env),
     animations: animationsWanted(stderr, env),
     width: widthOf(stdout, stderr),
+    unicode: unicodeWanted(env, platform),
   };
 }
 
 /** The colour level of one stream. */
 export function colorOf(terminal: TerminalDecision, stream: StreamName): ColorLevel {
   return stream === 'stdout' ? terminal.stdoutColor : terminal.stderrColor;
+}
+
+/** The symbols esign draws, and the ASCII each becomes where the terminal shows no Unicode. */
+const ASCII_FALLBACKS: Readonly<Record<string, string>> = {
+  '✓': 'OK',
+  '→': '->',
+  '·': '-',
+  '…': '...',
+  '—': '-',
+};
+
+const SYMBOL = new RegExp(`[${Object.keys(ASCII_FALLBACKS).join('')}]`, 'g');
+
+/** `text` as the terminal can show it: unchanged, or with esign's symbols in ASCII (LANG=C). */
+export function drawable(terminal: Pick<TerminalDecision, 'unicode'>, text: string): string {
+  return terminal.unicode ? text : text.replace(SYMBOL, (symbol) => ASCII_FALLBACKS[symbol] ?? symbol);
+}
+
+/**
+ * A terminal stream that draws what is written to it as the terminal can show it (messages and hints
+ * say "Settings → API Tokens"); a stream that is not a terminal gets the text as it is.
+ */
+export function drawableStream(
+  stream: OutputStream,
+  terminal: Pick<TerminalDecision, 'unicode'>,
+): OutputStream {
+  if (terminal.unicode || !stream.isTTY) return stream;
+  return {
+    write: (chunk: string) => stream.write(drawable(terminal, chunk)),
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+    drained: () => stream.drained?.(),
+    failure: () => stream.failure?.(),
+    onFailure: (listener) => stream.onFailure?.(listener),
+  };
 }

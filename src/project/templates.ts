@@ -47,7 +47,11 @@ export function templateNamesFor(
     }
   };
   take(project.content.templates, 'templates');
-  take(project.content.profiles?.[profile]?.templates, `profiles.${profile}.templates`);
+  const profiles = project.content.profiles ?? {};
+  take(
+    Object.hasOwn(profiles, profile) ? profiles[profile]?.templates : undefined,
+    `profiles.${profile}.templates`,
+  );
   return { names, origins, fields, file: project.path, searchedFrom };
 }
 

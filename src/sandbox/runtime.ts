@@ -17,8 +17,15 @@ export interface ReceivedRequest {
   path: string;
   /** As received (redactedHeaders() before they are shown: Authorization and Proxy-Authorization). */
   headers: Record<string, string | string[] | undefined>;
-  /** The body as text, once it was read ('' when it was not). */
+  /**
+   * The body as text, once it was read ('' when it was not); of a body sent without a usable token,
+   * only its first 1 KiB (request-log.ts).
+   */
   body: string;
+  /** The body's full length in bytes (0 until it was read). */
+  bodyBytes: number;
+  /** True when `body` holds only the start of the body. */
+  bodyTruncated: boolean;
   /** The status answered; 'dropped' (closed on purpose), 'aborted' (the client went away) or null while in flight. */
   status: number | 'dropped' | 'aborted' | null;
 }

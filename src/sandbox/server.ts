@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { escapeControl, escapedExcerpt, quotedExcerpt } from '../text/terminal-text.js';
 import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults/faults.js';
 import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './faults/rate-limit.js';
+import { createRequestLog, DEFAULT_KEEP_REQUEST_BYTES, keepBody as keepRequestBody } from './request-log.js';
 import { RingLog } from './ring-log.js';
 import { ADMIN_PREFIX, handleAdmin } from './routes/admin.js';
 import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './routes/create.js';
@@ -63,6 +64,8 @@ export interface SandboxOptions {
   now?: () => Date;
   /** How many of the last requests (all but admin ones) to keep for GET /_sandbox/requests; 0 keeps none. Default 10,000. */
   keepRequests?: number;
+  /** The most bytes the request log keeps, about (its oldest requests dropped past it). Default 16 MiB. */
+  keepRequestBytes?: number;
   /** Fold the journal into the snapshot once it has this many bytes (default 64 MiB). */
   compactAfterBytes?: number;
 }
@@ -240,7 +243,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     adminDigest: hashToken(adminSecret),
     startedAt: now(),
     dropped: new WeakSet(),
-    requests: new RingLog(options.keepRequests ?? DEFAULT_KEEP_REQUESTS),
+    requests: createRequestLog(
+      options.keepRequests ?? DEFAULT_KEEP_REQUESTS,
+      options.keepRequestBytes ?? DEFAULT_KEEP_REQUEST_BYTES,
+    ),
     created: new RingLog(KEEP_ENVELOPES),
   };
 
@@ -294,9 +300,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
     const keepBody =
       entry &&
-      ((text: string) => {
-        entry.body = text;
-      });
+      ((text: string, authenticated: boolean) =>
+        keepRequestBody(sandbox.requests, entry, text, authenticated));
     return handleCreate(req, res, sandbox, shot, keepBody);
   };
 
@@ -334,6 +339,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       path: req.url ?? '',
       headers: req.headers, // redacted when listed: no copy on the hot path
       body: '',
+      bodyBytes: 0,
+      bodyTruncated: false,
       status: null,
     };
     sandbox.requests.add(entry);

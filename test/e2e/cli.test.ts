@@ -140,7 +140,7 @@ describe.skipIf(!hasTmux)('under a real terminal (tmux)', () => {
         JSON.stringify({ signatory: { name: `P ${i}`, email: `p${i}@example.com` } }),
       ).join('\n'),
     );
-    const env = `env -u CI ESIGN_CONFIG_DIR=${dir} ESIGN_TOKEN=${TOKEN} ESIGN_BASE_URL=${server.baseUrl} TERM=xterm-256color`;
+    const env = `env -u CI -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 ESIGN_CONFIG_DIR=${dir} ESIGN_TOKEN=${TOKEN} ESIGN_BASE_URL=${server.baseUrl} TERM=xterm-256color`;
     const terminal = openTerminal(
       'esign-tty',
       `${env} ${process.execPath} ${BIN} envelope create --template ${TEMPLATE} --name Ada --email a@b.co; echo "create=$?"; ` +

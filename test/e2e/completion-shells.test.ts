@@ -2,7 +2,7 @@
 // way), zsh (from fpath with compinit, first Tab in a new shell) and fish, each in a tmux terminal,
 // with the built binary on PATH and a config that holds two profiles.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,9 @@ import { hasTmux, openTerminal, type Terminal } from '../helpers/tmux.js';
 
 const has = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
-const hasBashCompletion = spawnSync('test', ['-f', BASH_COMPLETION]).status === 0;
+const hasBashCompletion = existsSync(BASH_COMPLETION);
+
+const ULID = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 
 let home: string;
 let work: string;
@@ -32,6 +34,7 @@ beforeAll(() => {
   );
   writeFileSync(join(work, 'hires.csv'), 'signatory_name,signatory_email\n');
   writeFileSync(join(work, 'defaults.json'), '{}');
+  writeFileSync(join(work, '.esign.json'), JSON.stringify({ templates: { 'offer-letter': ULID } }));
   env = {
     HOME: home,
     PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
@@ -84,6 +87,24 @@ const shells: Shell[] = [
   },
 ];
 
+// A machine without the tools skips these tests; it says so once, in the test output, with how to
+// run them (`npm test` on a fresh machine would otherwise pass with them silently skipped).
+const missing = [
+  ...(hasTmux ? [] : ['tmux']),
+  ...(has('bash') ? [] : ['bash']),
+  ...(hasBashCompletion ? [] : ['bash-completion']),
+  ...(has('zsh') ? [] : ['zsh']),
+  ...(has('fish') ? [] : ['fish']),
+];
+if (missing.length > 0) {
+  console.warn(
+    `note: Tab completion in the real shells is not tested here: ${missing.join(', ')} not installed, so ` +
+      `the tests that need them are skipped. To run them, install them (Debian/Ubuntu: apt-get install ` +
+      `tmux bash-completion zsh fish; macOS: brew install tmux bash-completion@2 zsh fish) and run ` +
+      `npx vitest run test/e2e/completion-shells.test.ts, or bash .ci/run, which installs them.`,
+  );
+}
+
 /** The line being edited: the last non-empty line of the screen that starts with the command. */
 function editedLine(screen: string): string {
   const lines = screen.split('\n').filter((line) => line.includes('esign '));
@@ -97,13 +118,21 @@ describe.each(shells)('Tab completion in $name', (shell) => {
     await term.waitFor(/^[$%>]\s*$/m);
     return term;
   };
-  const tab = async (typed: string, expected: RegExp) => {
-    const t = await open();
+  /** Types, presses Tab, and returns the edited line once the screen shows `expected`. */
+  const tab = async (typed: string, expected: RegExp, t?: Terminal) => {
+    t ??= await open();
     t.type(typed);
     await t.waitFor(new RegExp(typed.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')));
     t.press('Tab');
     const screen = await t.waitFor(expected, 20_000);
     return editedLine(screen);
+  };
+  /** The next Tab in the same shell: clears the line first (Ctrl-U), as starting a shell costs a second. */
+  const tabAgain = async (typed: string, expected: RegExp) => {
+    const t = term as Terminal;
+    t.press('C-u');
+    await t.waitFor(/^[$%>]\s*$/m);
+    return tab(typed, expected, t);
   };
 
   it.skipIf(!hasTmux || !shell.available)('completes a subcommand at depth 2 on the first Tab', async () => {
@@ -131,6 +160,32 @@ describe.each(shells)('Tab completion in $name', (shell) => {
     expect(await tab('esign envelope create --data def', /defaults\.json/)).toMatch(/defaults\.json\s*$/);
     term?.close();
     expect(await tab('esign envelope batch hi', /hires\.csv/)).toMatch(/hires\.csv\s*$/);
+  });
+
+  it.skipIf(!hasTmux || !shell.available)('completes the value of --flag=value after the =', async () => {
+    expect(await tab('esign envelope batch hires.csv --format=c', /--format=csv/)).toMatch(
+      /esign envelope batch hires\.csv --format=csv\s*$/,
+    );
+    expect(await tabAgain('esign envelope create --data=def', /--data=defaults\.json/)).toMatch(
+      /--data=defaults\.json\s*$/,
+    );
+  });
+
+  it.skipIf(!hasTmux || !shell.available)(
+    'completes template names of .esign.json, in both forms',
+    async () => {
+      expect(await tab('esign envelope create --template off', /--template offer-letter/)).toMatch(
+        /--template offer-letter\s*$/,
+      );
+      expect(await tabAgain('esign envelope create --template=off', /--template=offer-letter/)).toMatch(
+        /--template=offer-letter\s*$/,
+      );
+    },
+  );
+
+  it.skipIf(!hasTmux || !shell.available)('offers the sandbox its own flags, not --profile', async () => {
+    // --port is the only flag of the sandbox that starts --p once --profile is not offered.
+    expect(await tab('esign sandbox --p', /esign sandbox --port/)).toMatch(/esign sandbox --port\s*$/);
   });
 
   afterEach(() => term?.close());

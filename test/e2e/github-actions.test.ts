@@ -2,7 +2,7 @@
 // files, against the sandbox: step outputs, the mask before the URL, stdout untouched, annotations,
 // and the composite action's script end to end.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -281,23 +281,39 @@ describe('the composite action (scripts/action-create.sh)', () => {
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('installs from the action’s own checkout with npm ci when it has no build yet', async () => {
+  it('builds a checkout that has no dist/ yet with the runtime dependencies and esbuild only', async () => {
     const { dir, files } = runnerFiles();
     // The action's checkout as GitHub puts it on the runner: sources, no dist/, no node_modules.
     const action = join(dir, 'action');
     mkdirSync(join(action, 'scripts'), { recursive: true });
-    cpSync(join(REPO, 'bin'), join(action, 'bin'), { recursive: true });
+    for (const path of ['bin', 'src', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+      cpSync(join(REPO, path), join(action, path), { recursive: true });
+    }
     cpSync(SCRIPT, join(action, 'scripts', 'action-create.sh'));
-    cpSync(join(REPO, 'package.json'), join(action, 'package.json'));
-    // npm, as a stand-in that notes how it was called and "builds" by copying the real dist/.
+    cpSync(join(REPO, 'scripts', 'build.mjs'), join(action, 'scripts', 'build.mjs'));
+    // npm, as a stand-in that notes how it was called and installs from this machine's node_modules:
+    // `ci` everything but esbuild, `install --prefix` esbuild alone. The build itself is the real one.
     const tools = join(dir, 'tools');
     mkdirSync(tools);
     const calls = join(dir, 'npm-calls');
+    const modules = JSON.stringify(join(REPO, 'node_modules'));
     writeFileSync(
       join(tools, 'npm'),
-      `#!/usr/bin/env bash\necho "$PWD $*" >> ${JSON.stringify(calls)}\n[[ "$1" == ci ]] && cp -R ${JSON.stringify(join(REPO, 'dist'))} dist\nexit 0\n`,
+      [
+        '#!/usr/bin/env bash',
+        `echo "$PWD $*" >> ${JSON.stringify(calls)}`,
+        'if [[ "$1" == ci ]]; then',
+        `  mkdir node_modules && ln -s ${modules}/* node_modules/ && rm node_modules/esbuild node_modules/@esbuild`,
+        'elif [[ "$1" == install ]]; then',
+        `  mkdir -p "$3/node_modules" && ln -s ${modules}/esbuild ${modules}/@esbuild "$3/node_modules/"`,
+        'fi',
+        '',
+      ].join('\n'),
       { mode: 0o755 },
     );
+    const esbuildVersion = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')).packages[
+      'node_modules/esbuild'
+    ].version;
     const result = await runScript(
       {
         ...actionsEnv(files),
@@ -312,13 +328,54 @@ describe('the composite action (scripts/action-create.sh)', () => {
     );
     expect(result.stderr).toContain('Installing esign from');
     expect(result.code).toBe(0);
-    expect(readFileSync(calls, 'utf8')).toBe(`${action} ci --no-audit --no-fund\n`);
+    const buildTools = join(files.RUNNER_TEMP, 'esign-build-tools');
+    expect(readFileSync(calls, 'utf8')).toBe(
+      `${action} ci --omit=dev --ignore-scripts --no-audit --no-fund\n` +
+        `${dir} install --prefix ${buildTools} --no-save --ignore-scripts --no-audit --no-fund esbuild@${esbuildVersion}\n`,
+    );
+    // Built here, from the copied sources; esbuild was linked in for the build only.
+    expect(existsSync(join(action, 'dist', 'main.js'))).toBe(true);
+    expect(existsSync(join(action, 'node_modules', 'esbuild'))).toBe(false);
     expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toMatch(
       /\nsigning_url=http:\/\/127\.0\.0\.1:\d+\/sign\//,
     );
     expect(readFileSync(join(files.RUNNER_TEMP, 'esign-bin', 'esign'), 'utf8')).toContain(
       join(action, 'bin', 'esign.js'),
     );
+    // A real esbuild build of the whole bundle: seconds on a busy machine.
+  }, 60_000);
+
+  it('an empty token names the action’s token input: exit 3, nothing installed or sent', async () => {
+    const { dir, files } = runnerFiles();
+    const tools = join(dir, 'tools');
+    mkdirSync(tools);
+    const calls = join(dir, 'npm-calls');
+    writeFileSync(join(tools, 'npm'), `#!/usr/bin/env bash\necho "$*" >> ${JSON.stringify(calls)}\n`, {
+      mode: 0o755,
+    });
+    const before = sandbox.envelopeCount();
+    const result = await runScript(
+      {
+        ...actionsEnv(files),
+        ESIGN_TOKEN: '',
+        PATH: `${tools}:${dirname(process.execPath)}:/usr/bin:/bin`,
+        GITHUB_ACTION_PATH: join(dir, 'no-checkout'),
+        INPUT_TEMPLATE: ACME_OFFER,
+        INPUT_NAME: 'Grace Hopper',
+        INPUT_EMAIL: 'grace@example.com',
+      },
+      dir,
+    );
+    expect(result.code).toBe(3);
+    const [annotation = '', message = '', hint = ''] = result.stderr.trimEnd().split('\n');
+    expect(annotation).toMatch(
+      /^::error title=esign%3A unauthenticated \(exit 3\)::The action's `token` input is empty/,
+    );
+    expect(message).toBe("error: The action's `token` input is empty: no API token reached esign.");
+    expect(hint).toContain('token: $' + '{{ secrets.ESIGN_TOKEN }}');
+    expect(existsSync(calls)).toBe(false);
+    expect(sandbox.envelopeCount()).toBe(before);
+    expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toBe('earlier=step\n');
   });
 
   it('fails with esign’s exit code and annotation when an input is wrong', async () => {
@@ -335,5 +392,11 @@ describe('the composite action (scripts/action-create.sh)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('::error title=esign%3A usage (exit 2)::');
     expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toBe('earlier=step\n');
+    // The log reads as esign's plain errors do: the message and the hint, no JSON object.
+    expect(result.stderr).not.toContain('{"error"');
+    expect(result.stderr).toMatch(
+      /\nerror: --template: must be a ULID or a template name, and no template is named 'offer-leter'/,
+    );
+    expect(result.stderr).toMatch(/\nhint: .+/);
   });
 });

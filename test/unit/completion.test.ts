@@ -1,12 +1,25 @@
 // What `esign __complete` offers, word by word, over the real command tree.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, describeTree } from '../../src/cli.js';
-import { type Completion, complete, formatCompletion } from '../../src/commands/completion.js';
-import { createTestContext } from '../helpers/context.js';
+import {
+  type Completion,
+  complete,
+  formatCompletion,
+  type ValueLookup,
+} from '../../src/commands/completion.js';
+import { createTestContext, runCli } from '../helpers/context.js';
 
 const ctx = createTestContext();
 const tree = describeTree(buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} }));
-const offer = (...words: string[]): Completion => complete(tree, words, ['alpha', 'sandbox']);
+/** Profiles alpha and sandbox; template names that depend on the --profile given on the line. */
+const lookup: ValueLookup = (source, line) =>
+  source === 'profile'
+    ? [{ value: 'alpha' }, { value: 'sandbox' }]
+    : [{ value: 'offer-letter' }, { value: line.flag('--profile') === 'alpha' ? 'nda-alpha' : 'nda' }];
+const offer = (...words: string[]): Completion => complete(tree, words, lookup);
 const values = (completion: Completion) => completion.words.map((w) => w.value);
 
 describe('completion', () => {
@@ -36,6 +49,65 @@ describe('completion', () => {
     expect(offer('envelope', 'batch', '').files).toBe(true);
     expect(offer('envelope', 'batch', 'x.csv', '--output', 'r').files).toBe(true);
     expect(offer('envelope', 'create', '--name', '').files).toBe(false);
+  });
+
+  it('completes --flag=value as one word: choices, profiles and template names after the =', () => {
+    expect(values(offer('envelope', 'batch', 'x', '--format='))).toEqual(['--format=jsonl', '--format=csv']);
+    expect(values(offer('envelope', 'batch', 'x', '--format=c'))).toEqual(['--format=csv']);
+    expect(values(offer('--profile=s'))).toEqual(['--profile=sandbox']);
+    expect(values(offer('envelope', 'create', '--template=off'))).toEqual(['--template=offer-letter']);
+    expect(offer('envelope', 'create', '--data=de').files).toBe(true);
+    expect(offer('envelope', 'create', '--name=A')).toEqual({ words: [], files: false });
+    expect(offer('envelope', 'create', '--dry-run=x')).toEqual({ words: [], files: false });
+  });
+
+  it('offers the template names in force for the profile given on the line, in either form', () => {
+    expect(values(offer('envelope', 'create', '--template', ''))).toEqual(['offer-letter', 'nda']);
+    expect(values(offer('envelope', 'batch', 'x.csv', '--template', 'n'))).toEqual(['nda']);
+    expect(values(offer('--profile', 'alpha', 'envelope', 'create', '--template', 'n'))).toEqual([
+      'nda-alpha',
+    ]);
+    expect(values(offer('envelope', 'create', '--profile=alpha', '--template=n'))).toEqual([
+      '--template=nda-alpha',
+    ]);
+  });
+
+  it('offers the sandbox only the global flags that mean something to it', () => {
+    const flags = values(offer('sandbox', '--'));
+    expect(flags).toEqual(
+      expect.arrayContaining(['--port', '--rate-limit', '--verbose', '--json', '--help']),
+    );
+    expect(flags).not.toContain('--profile');
+    expect(flags).not.toContain('--base-url');
+    expect(flags).not.toContain('--timeout');
+    expect(values(offer('envelope', 'create', '--'))).toEqual(
+      expect.arrayContaining(['--profile', '--base-url', '--timeout']),
+    );
+  });
+
+  it('__complete offers the names of .esign.json for the profile in force, with their ids', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'esign-complete-'));
+    writeFileSync(
+      join(folder, '.esign.json'),
+      JSON.stringify({
+        templates: { 'offer-letter': '01JD7X4ZQ8G1N6RVS0Y2MBKT3E' },
+        profiles: { staging: { templates: { nda: '01JD7Y4ZQ8G1N6RVS0Y2MBKT3F' } } },
+      }),
+    );
+    const plain = await runCli(['__complete', '--', 'envelope', 'create', '--template', ''], { cwd: folder });
+    expect(plain.stdout).toBe('offer-letter\t01JD7X4ZQ8G1N6RVS0Y2MBKT3E\n:none\n');
+    const staging = await runCli(['__complete', '--', 'envelope', 'create', '--template='], {
+      cwd: folder,
+      env: { ESIGN_PROFILE: 'staging' },
+    });
+    expect(staging.stdout).toBe(
+      '--template=nda\t01JD7Y4ZQ8G1N6RVS0Y2MBKT3F\n--template=offer-letter\t01JD7X4ZQ8G1N6RVS0Y2MBKT3E\n:none\n',
+    );
+    writeFileSync(join(folder, '.esign.json'), '{"templates": ');
+    const broken = await runCli(['__complete', '--', 'envelope', 'create', '--template', ''], {
+      cwd: folder,
+    });
+    expect(broken).toMatchObject({ code: 0, stdout: ':none\n', stderr: '' });
   });
 
   it('offers commands and topics after help', () => {

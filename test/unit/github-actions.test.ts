@@ -171,6 +171,10 @@ const report = (over: Partial<BatchReport> = {}): BatchReport => ({
     { line: 90, email: 'z@example.com', state: 'unknown', message: 'timed out' },
   ],
   recordsLeftOff: 0,
+  stoppedBy: undefined,
+  notSent: 0,
+  groups: [],
+  otherFailures: 0,
   ...over,
 });
 

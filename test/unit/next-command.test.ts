@@ -72,6 +72,7 @@ const options: fc.Arbitrary<NextCommandOptions> = fc.record({
   rate: maybe(rate),
   maxRateWait: fc.integer({ min: 0, max: 48 * 3_600_000 }),
   allowDuplicates: fc.constantFrom(undefined, true),
+  keepGoing: fc.constantFrom(undefined, true),
   output: maybe(text),
 });
 

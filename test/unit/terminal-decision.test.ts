@@ -1,6 +1,6 @@
 // The run's one decision about its terminal (io/terminal.ts), as a table.
 import { describe, expect, it } from 'vitest';
-import { type ColorLevel, decideTerminal } from '../../src/io/terminal.js';
+import { type ColorLevel, decideTerminal, drawable, unicodeWanted } from '../../src/io/terminal.js';
 
 const tty = { isTTY: true, columns: 80 };
 const pipe = { isTTY: false, columns: undefined };
@@ -42,13 +42,45 @@ const rows: [
 
 describe('decideTerminal', () => {
   it.each(rows)('%s', (_name, stdout, stderr, env, stdoutColor, stderrColor, animations, width) => {
-    expect(decideTerminal({ stdout, stderr }, env)).toEqual({
+    expect(decideTerminal({ stdout, stderr }, env, 'linux')).toEqual({
       stdoutIsTTY: stdout.isTTY,
       stderrIsTTY: stderr.isTTY,
       stdoutColor,
       stderrColor,
       animations,
       width,
+      unicode: env.TERM !== 'dumb',
     });
+  });
+});
+
+describe('unicodeWanted', () => {
+  it.each([
+    // env, platform, unicode
+    [{ LANG: 'C' }, 'linux', false],
+    [{ LANG: 'POSIX' }, 'darwin', false],
+    [{ LANG: 'en_US.UTF-8' }, 'linux', true],
+    [{ LANG: 'C.utf8' }, 'linux', true],
+    [{ LANG: 'de_DE.ISO-8859-1' }, 'linux', false],
+    [{ LANG: 'en_US.UTF-8', LC_ALL: 'C' }, 'linux', false],
+    [{ LANG: 'C', LC_CTYPE: 'en_US.UTF-8' }, 'linux', true],
+    [{ LANG: 'en_US.UTF-8', LC_CTYPE: 'C' }, 'linux', false],
+    [{ LANG: 'C', LC_ALL: '', LC_CTYPE: '' }, 'linux', false],
+    [{}, 'linux', true],
+    [{ TERM: 'linux' }, 'linux', false],
+    [{ TERM: 'dumb' }, 'darwin', false],
+    [{}, 'win32', true],
+    [{ LANG: 'C' }, 'win32', true],
+    [{ TERM: 'dumb' }, 'win32', false],
+  ] as const)('%j on %s: %s', (env, platform, unicode) => {
+    expect(unicodeWanted(env, platform)).toBe(unicode);
+  });
+
+  it('draws the symbols in ASCII where there is no Unicode, and leaves other text alone', () => {
+    const text = '✓ 3/10 done · 1 failed … Settings → API Tokens, Zoë';
+    expect(drawable({ unicode: false }, text)).toBe(
+      'OK 3/10 done - 1 failed ... Settings -> API Tokens, Zoë',
+    );
+    expect(drawable({ unicode: true }, text)).toBe(text);
   });
 });

@@ -26,6 +26,9 @@ export const options = z.object({
   retryUnknown: z.optional(z.boolean()),
   dryRun: z.optional(z.boolean()),
   allowDuplicates: z.optional(z.boolean()),
+  keepGoing: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  input: z.optional(z.boolean()),
 });
 
 export async function run(flags: z.infer<typeof options>, ctx: Context): Promise<number> {

@@ -1,6 +1,6 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
 import * as z from 'zod/mini';
-import type { Envelope } from '../../api/schemas.js';
+import type { CreateEnvelopeRequest, Envelope } from '../../api/schemas.js';
 import {
   appendRunnerFile,
   formatOutputs,
@@ -9,18 +9,22 @@ import {
   maskValues,
 } from '../../ci/github-actions.js';
 import { connect, loadSettings } from '../../config/connect.js';
+import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { buildCreateRequest, type InputNames } from '../../envelope/create-request.js';
 import {
-  buildCreateRequest,
+  FIELD_NAMES,
   type Problems,
   parseExpiresInDays,
   parseSetFlags,
   readMergeDataFiles,
 } from '../../envelope/request.js';
-import { ExitCode, InputError, OutputFailedError, UsageError } from '../../errors.js';
-import { themeFor } from '../../io/theme.js';
+import { ExitCode, OutputFailedError, UsageError } from '../../errors.js';
+import { promptsAllowed } from '../../io/interaction.js';
+import { drawable, themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
 import { templateNamesFor } from '../../project/templates.js';
+import { escapeControl } from '../../text/terminal-text.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
 
 /**
@@ -38,48 +42,51 @@ export const options = z.object({
   expiresInDays: z.optional(z.string()),
   dryRun: z.optional(z.boolean()),
   quiet: z.optional(z.boolean()),
+  /** `--no-input` (commander's negation of --input): never prompt. */
+  input: z.optional(z.boolean()),
+  yes: z.optional(z.boolean()),
+  open: z.optional(z.boolean()),
+  qr: z.optional(z.boolean()),
 });
 type CreateOptions = z.infer<typeof options>;
 
-export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
+/** Problems name the flags; merge-data problems start with --data. */
+const CREATE_FLAG_NAMES: InputNames = {
+  fields: FIELD_NAMES,
+  mergeData: '--data',
+  hint: 'See `esign envelope create --help` for the flags and examples.',
+};
+
+export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(flags, ctx);
+  const settings = loadSettings(given, ctx);
+  const walkThrough = wantsWalkThrough(given, ctx);
+  const flags = walkThrough ? await askForMissing(given, settings, ctx) : given;
   const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
   const fromSet = parseSetFlags(flags.set, problems);
-  const expiresInDays =
-    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
-    settings.project?.content.defaults?.expires_in_days;
-  const templates = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
-  const draft = {
-    template: flags.template,
-    merge_data: { ...fromFiles, ...fromSet },
-    signatory: {
-      name: flags.name,
-      email: flags.email,
-      ...(flags.phone === undefined ? {} : { phone: flags.phone }),
-    },
-    ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
-  };
-  const request = buildCreateRequest(draft, templates, problems);
-  if (problems.length > 0 || !request) {
-    const only = problems.length === 1;
-    const ErrorClass = problems.every((p) => p.startsWith('--data') || p.startsWith('merge field'))
-      ? InputError
-      : UsageError;
-    throw new ErrorClass(
-      only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`,
-      {
-        details: only ? [] : problems,
-        hint: 'See `esign envelope create --help` for the flags and examples.',
+  const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const request = buildCreateRequest(
+    {
+      template: flags.template,
+      mergeData: { ...fromFiles, ...fromSet },
+      signatory: {
+        name: flags.name,
+        email: flags.email,
+        ...(flags.phone === undefined ? {} : { phone: flags.phone }),
       },
-    );
-  }
+      expiresInDays,
+    },
+    settings,
+    problems,
+    CREATE_FLAG_NAMES,
+  );
 
   if (flags.dryRun) {
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     return ExitCode.ok;
   }
+  if (walkThrough && !flags.yes) await confirmRequest(request, flags.template, ctx);
 
   const client = await connect(settings, flags, ctx);
   const { createEnvelope } = await import('../../envelope/send.js');
@@ -100,7 +107,45 @@ export async function run(flags: CreateOptions, ctx: Context): Promise<number> {
   else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
   else ctx.stdout.write(renderEnvelope(envelope, ctx));
   if (actions) writeStepOutputs(envelope, ctx);
+  if (flags.qr || flags.open) {
+    const { showLink } = await import('../../envelope/show-link.js');
+    await showLink(envelope.signing_url, { qr: flags.qr, open: flags.open, actions }, ctx);
+  }
   return ExitCode.ok;
+}
+
+/** A person at a terminal who left out the template, the name or the email is asked for them. */
+function wantsWalkThrough(flags: CreateOptions, ctx: Context): boolean {
+  const missing = flags.template === undefined || flags.name === undefined || flags.email === undefined;
+  return missing && promptsAllowed({ ...flags, noInput: flags.input === false }, ctx);
+}
+
+async function askForMissing(flags: CreateOptions, settings: Settings, ctx: Context): Promise<CreateOptions> {
+  const walk = await import('../../envelope/interactive.js');
+  const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
+  const answers = await walk.askForMissing(
+    { template: flags.template, name: flags.name, email: flags.email, set: flags.set },
+    names.names,
+    () => [],
+    walk.streamsOf(ctx),
+  );
+  return { ...flags, ...answers };
+}
+
+/** The walk-through's last step: what will be sent, and one question. No: exit 2, nothing sent. */
+async function confirmRequest(request: CreateEnvelopeRequest, template: string | undefined, ctx: Context) {
+  const walk = await import('../../envelope/interactive.js');
+  const named =
+    template !== undefined && template.toUpperCase() !== request.template_id ? ` (${template})` : '';
+  const lines = [
+    `Template     ${request.template_id}${named}`,
+    `Signatory    ${request.signatory.name} <${request.signatory.email}>`,
+    ...(request.signatory.phone === undefined ? [] : [`Phone        ${request.signatory.phone}`]),
+    ...Object.entries(request.merge_data).map(([key, value]) => `${key.padEnd(12)} ${value}`),
+    ...(request.expires_in_days === undefined ? [] : [`Expires in   ${request.expires_in_days} days`]),
+  ];
+  const yes = await walk.confirmSend(lines.map(escapeControl).join('\n'), walk.streamsOf(ctx));
+  if (!yes) throw new UsageError('Not sent: you answered no.', { hint: 'Nothing was sent.' });
 }
 
 /** The step outputs envelope_id, signing_url, status and expires_at, in $GITHUB_OUTPUT. */
@@ -134,6 +179,8 @@ export function renderEnvelope(envelope: Envelope, ctx: Context): string {
     ['Signing URL', c.cyan.underline(envelope.signing_url)],
     ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
   ];
-  const head = ctx.terminal.stdoutIsTTY ? `${c.green('✓')} Envelope created\n` : 'Envelope created\n';
+  const head = ctx.terminal.stdoutIsTTY
+    ? `${c.green(drawable(ctx.terminal, '✓'))} Envelope created\n`
+    : 'Envelope created\n';
   return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }

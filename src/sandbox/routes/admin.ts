@@ -164,6 +164,8 @@ function requestView(request: ReceivedRequest) {
     path: request.path,
     headers: redactedHeaders(request.headers),
     body: request.body,
+    body_bytes: request.bodyBytes,
+    body_truncated: request.bodyTruncated,
     status: request.status,
   };
 }
@@ -284,6 +286,7 @@ function handleLog(call: AdminCall, name: 'requests' | 'envelopes'): void {
     total: log.total,
     kept: log.size,
     capacity: log.capacity,
+    ...(name === 'requests' ? { kept_bytes: log.bytes, capacity_bytes: log.maxBytes } : {}),
     [name]:
       name === 'requests'
         ? (shown as ReceivedRequest[]).map(requestView)

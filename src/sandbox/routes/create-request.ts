@@ -24,7 +24,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function add(errors: FieldErrors, field: string, message: string): void {
-  const list = errors[field];
+  const list = Object.hasOwn(errors, field) ? errors[field] : undefined;
   if (list === undefined) errors[field] = [message];
   else if (!list.includes(message)) list.push(message);
 }

@@ -40,6 +40,9 @@ export function sendUnauthenticated(res: ServerResponse): void {
   sendJson(res, 401, UNAUTHENTICATED, { 'www-authenticate': 'Bearer' });
 }
 
+/** Receives a create request's body for the request log, and whether it came with a usable token. */
+export type BodyRecorder = (text: string, authenticated: boolean) => void;
+
 /** A one-shot fault for this request, and where it came from (named in the answer's message). */
 export interface FaultShot {
   fault: OneShotFault;
@@ -104,7 +107,7 @@ async function admit(
   sandbox: SandboxRuntime,
   shot: FaultShot | undefined,
   fate: Fate,
-  onBody: ((text: string) => void) | undefined,
+  onBody: BodyRecorder | undefined,
 ): Promise<ApiToken | undefined> {
   const { store, faults } = sandbox;
   const presented = bearerToken(req.headers.authorization);
@@ -117,7 +120,8 @@ async function admit(
   const recordBody = async () => {
     if (!onBody) return;
     const body = await readBody(req);
-    if (Buffer.isBuffer(body)) onBody(body.toString('utf8'));
+    // Whether the request carried a usable token: the log keeps only the start of a stranger's body.
+    if (Buffer.isBuffer(body)) onBody(body.toString('utf8'), token !== undefined);
   };
   if (shot && (kind === '503' || kind === '429' || kind === '500')) {
     await recordBody();
@@ -202,12 +206,12 @@ export async function handleCreate(
   res: ServerResponse,
   sandbox: SandboxRuntime,
   shot?: FaultShot,
-  onBody?: (text: string) => void,
+  onBody?: BodyRecorder,
 ): Promise<void> {
   const fate = sandbox.faults.rollFate();
   const token = await admit(req, res, sandbox, shot, fate, onBody);
   if (!token) return;
-  const body = await readJsonBody(req, res, onBody);
+  const body = await readJsonBody(req, res, onBody && ((text) => onBody(text, true)));
   if (!body.ok) return;
   const accepted = acceptRequest(res, sandbox, token, body.value);
   if (!accepted) return;

@@ -35,7 +35,10 @@ export function handleSignPage(
       templateName: template.name,
       templateId: template.id,
       status: envelope.status,
-      fields: template.mergeTags.map((tag) => ({ tag, value: details.merge_data[tag] })),
+      fields: template.mergeTags.map((tag) => ({
+        tag,
+        value: Object.hasOwn(details.merge_data, tag) ? details.merge_data[tag] : undefined,
+      })),
       signatory: details.signatory,
       createdAt: new Date(envelope.createdAt),
       expiresAt: new Date(envelope.expiresAt),

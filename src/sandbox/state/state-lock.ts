@@ -17,7 +17,12 @@ export function acquireStateLock(files: StateFileSystem, lockPath: string, state
       new SandboxError(
         'state_lock_failed',
         `Cannot create ${lockPath} beside the state file: ${(error as Error).message}.`,
-        { hint: 'Check that the folder of the state file exists and is writable.', cause: error },
+        {
+          hint: ['ENOSPC', 'EDQUOT'].includes((error as NodeJS.ErrnoException).code ?? '')
+            ? 'The disk is full: free some space on it, or put the state file on another disk.'
+            : 'Check that the folder of the state file exists and is writable.',
+          cause: error,
+        },
       ),
   });
 }

@@ -1,0 +1,93 @@
+// esign mcp: the same checked path as `envelope create`, `templates` and `status`, behind a Model
+// Context Protocol server on stdio, for assistants. Standard output carries the protocol and nothing
+// else; everything else goes to stderr through the one redaction, and the token is never a tool
+// argument nor in any result.
+import { Writable } from 'node:stream';
+import { format } from 'node:util';
+import * as z from 'zod/mini';
+import { loadSettings } from '../config/connect.js';
+import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import { chooseTools } from '../mcp/tool-names.js';
+import { globalOptions } from '../options.js';
+
+export const options = z.object({
+  ...globalOptions,
+  readOnly: z.optional(z.boolean()),
+  tools: z.optional(z.string()),
+});
+type McpOptions = z.infer<typeof options>;
+
+export async function run(flags: McpOptions, ctx: Context): Promise<number> {
+  const chosen = chooseTools(flags);
+  // Read once: every call works with the settings the server started with.
+  const settings = loadSettings(flags, ctx);
+  const [{ serveTools }, { TOOLS, callTool }, { templatesReport }, { statusReport }] = await Promise.all([
+    import('../mcp/server.js'),
+    import('../mcp/tools.js'),
+    import('./templates.js'),
+    import('./status.js'),
+  ]);
+  const deps = {
+    settings,
+    flags,
+    // What a tool (or a library) would write to stdout goes to stderr: stdout is the protocol's.
+    ctx: { ...ctx, stdout: ctx.stderr },
+    templates: () => templatesReport(settings),
+    status: () => statusReport(settings),
+  };
+  // The client's log of the server (stderr) says what it serves; a person who ran it by hand learns what it waits for.
+  ctx.stderr.write(
+    `esign mcp: serving ${chosen.join(', ')} (profile '${settings.profile.value}') on standard input and output.\n`,
+  );
+  if (ctx.stdin.isTTY) ctx.stderr.write('esign mcp: an MCP client starts this; press Ctrl-C to stop.\n');
+  const restoreConsole = consoleTo(ctx.stderr);
+  try {
+    await serveTools(
+      TOOLS.filter((tool) => chosen.includes(tool.name)),
+      (tool, args) => callTool(tool, args, deps),
+      {
+        stdin: ctx.stdin.stream(),
+        stdout: protocolStream(ctx),
+        signal: ctx.signal,
+        version: ctx.version,
+        log: (line) => ctx.stderr.write(`esign mcp: ${line}\n`),
+      },
+    );
+  } finally {
+    restoreConsole();
+  }
+  return ExitCode.ok;
+}
+
+/** The protocol's way out: stdout, through the same redaction as every other line esign writes. */
+function protocolStream(ctx: Context): Writable {
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      ctx.stdout.write(String(chunk));
+      const failure = ctx.stdout.failure?.();
+      if (failure) return callback(failure);
+      const drained = ctx.stdout.drained?.();
+      if (drained) drained.then(() => callback(ctx.stdout.failure?.() ?? null));
+      else callback();
+    },
+  });
+  ctx.stdout.onFailure?.((error) => stream.destroy(error));
+  return stream;
+}
+
+/** Sends console output (a library's warning, a stray log) to stderr, redacted, for as long as the server runs. */
+function consoleTo(stderr: Context['stderr']): () => void {
+  const methods = ['log', 'info', 'debug', 'warn', 'error', 'trace'] as const;
+  const saved = methods.map((name) => console[name]);
+  for (const name of methods) {
+    console[name] = (...args: unknown[]) => {
+      stderr.write(`${format(...args)}\n`);
+    };
+  }
+  return () => {
+    methods.forEach((name, index) => {
+      console[name] = saved[index] as (typeof console)[typeof name];
+    });
+  };
+}

@@ -1,0 +1,92 @@
+// esign profile list|delete: the stored profiles, and removing one with everything in it (its base
+// URL and token). `login` and `config set` create profiles; `logout` forgets only a token.
+import * as z from 'zod/mini';
+import type { CommandModule } from '../command-types.js';
+import { profileToChange } from '../config/connect.js';
+import { configDir, configFilePath } from '../config/paths.js';
+import { maskToken } from '../config/settings.js';
+import {
+  deleteProfile,
+  getProfile,
+  profileNames,
+  readConfigFile,
+  updateConfigFile,
+  warnIfReadableByOthers,
+} from '../config/store.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { GlobalOptions, globalOptions } from '../options.js';
+import { didYouMean } from '../text/suggest.js';
+
+/** `esign profile list`: every stored profile, its base URL and token (masked); the active one marked. */
+export const list: CommandModule<GlobalOptions> = {
+  options: GlobalOptions,
+  async run(options, ctx) {
+    const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+    const active = profileToChange(options, ctx);
+    warnIfReadableByOthers(dir, ctx);
+    const config = readConfigFile(dir);
+    const profiles = profileNames(config).map((name) => {
+      const entry = getProfile(config, name) ?? {};
+      return {
+        name,
+        active: name === active,
+        base_url: entry.base_url ?? null,
+        token: entry.token ? maskToken(entry.token) : null,
+      };
+    });
+    if (options.json) {
+      ctx.stdout.write(`${JSON.stringify({ active, config_file: configFilePath(dir), profiles })}\n`);
+      return ExitCode.ok;
+    }
+    if (profiles.length === 0) {
+      ctx.stderr.write(`No profiles are stored in ${configFilePath(dir)}; \`esign login\` creates one.\n`);
+      return ExitCode.ok;
+    }
+    const width = Math.max(...profiles.map((profile) => profile.name.length));
+    for (const profile of profiles) {
+      const token = profile.token ? `token ${profile.token}` : 'no token';
+      ctx.stdout.write(
+        `${profile.active ? '*' : ' '} ${profile.name.padEnd(width)}  ${profile.base_url ?? '(no base URL)'}  ${token}\n`,
+      );
+    }
+    return ExitCode.ok;
+  },
+};
+
+const DeleteOptions = z.object({ ...globalOptions, name: z.string() });
+
+/** `esign profile delete <name>`: the profile and all it holds; exit 2 when there is no such profile. */
+export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
+  options: DeleteOptions,
+  async run(options, ctx) {
+    const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+    const path = configFilePath(dir);
+    const known = profileNames(readConfigFile(dir));
+    if (!known.includes(options.name)) throw noSuchProfile(options.name, known, path);
+    let token: string | undefined;
+    let deleted = false;
+    await updateConfigFile(dir, (config) => {
+      token = getProfile(config, options.name)?.token;
+      deleted = deleteProfile(config, options.name);
+    });
+    // Another esign may have deleted it between the read and the lock.
+    if (!deleted) throw noSuchProfile(options.name, known, path);
+    if (token) ctx.addSecret(token);
+    ctx.stderr.write(`Deleted profile '${options.name}' (its base URL and token) from ${path}.\n`);
+    if (token) {
+      ctx.stderr.write(
+        'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n',
+      );
+    }
+    return ExitCode.ok;
+  },
+};
+
+function noSuchProfile(name: string, known: string[], path: string): UsageError {
+  return new UsageError(`Profile '${name}' does not exist; nothing was deleted.${didYouMean(name, known)}`, {
+    hint:
+      known.length === 0
+        ? `No profiles are stored in ${path}.`
+        : `Profiles in ${path}: ${[...known].sort().join(', ')}. See them with \`esign profile list\`.`,
+  });
+}

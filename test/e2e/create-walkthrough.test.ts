@@ -1,0 +1,221 @@
+// `esign envelope create` at a real terminal (tmux) with things left out: the walk-through asks
+// for them, shows what will be sent and asks once; Ctrl-C at any prompt and "No" send nothing. The
+// sandbox's request log is the proof of what was (not) sent.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { shellQuote } from '../../src/text/shell.js';
+import { BIN, freshConfigDir } from '../helpers/spawn.js';
+import { hasTmux, openTerminal, type Terminal } from '../helpers/tmux.js';
+import { ACME_OFFER, admin, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
+
+let sandbox: RunningSandbox;
+let project: string;
+beforeAll(async () => {
+  sandbox = await startQuietSandbox();
+  project = mkdtempSync(join(tmpdir(), 'esign-walk-'));
+  writeFileSync(
+    join(project, '.esign.json'),
+    JSON.stringify({ templates: { 'offer-letter': ACME_OFFER, nda: '01JD7X5B3M9T8W2HQ4K6N0PRSA' } }),
+  );
+});
+afterAll(() => sandbox.close());
+beforeEach(async () => {
+  await admin(sandbox, 'DELETE', 'requests');
+});
+
+/** The creates the sandbox received since the test began. */
+async function creates(): Promise<{ body?: unknown }[]> {
+  const seen = (await admin(sandbox, 'GET', 'requests')).json as {
+    requests: { path: string; body?: unknown }[];
+  };
+  return seen.requests.filter((r) => r.path.endsWith('/envelopes/create'));
+}
+
+function walk(name: string, args: string, env: Record<string, string> = {}): Terminal {
+  return openTerminal(name, `${process.execPath} ${BIN} envelope create ${args}; echo "exit=$?"`, {
+    cwd: project,
+    env: {
+      ESIGN_CONFIG_DIR: freshConfigDir(),
+      ESIGN_TOKEN: tokenOf(sandbox),
+      ESIGN_BASE_URL: sandbox.baseUrl,
+      // The test run itself may be in CI; the terminal in front of esign is not.
+      CI: 'false',
+      GITHUB_ACTIONS: '',
+      ...env,
+    },
+  });
+}
+
+describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out', () => {
+  it('asks for the template, name and email (checked as typed), shows the request, and sends it once on yes', async () => {
+    const terminal = walk('esign-walk-all', `--set ${shellQuote('company=Acme Corp')}`, { NO_COLOR: '1' });
+    try {
+      await terminal.waitFor(/Template/);
+      expect(await terminal.waitFor(/offer-letter/)).toContain('nda');
+      terminal.press('Enter');
+      await terminal.waitFor(/full name/);
+      terminal.typeLine('Ada Lovelace');
+      await terminal.waitFor(/email/);
+      terminal.typeLine('ada@');
+      await terminal.waitFor(/Must be an email address/);
+      terminal.typeLine('example.com');
+      const summary = await terminal.waitFor(/Send it\?/);
+      expect(summary).toContain(`${ACME_OFFER} (offer-letter)`);
+      expect(summary).toContain('Ada Lovelace <ada@example.com>');
+      expect(summary).toMatch(/company\s+Acme Corp/);
+      expect(await creates()).toEqual([]);
+      terminal.press('Enter');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('Envelope created');
+      expect(final).toContain('exit=0');
+      // NO_COLOR holds in the prompts too.
+      expect(terminal.screens.join('\n')).not.toMatch(/\[3\dm/);
+      const sent = await creates();
+      expect(sent).toHaveLength(1);
+      expect(JSON.parse(String(sent[0]?.body))).toMatchObject({
+        template_id: ACME_OFFER,
+        signatory: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        merge_data: { company: 'Acme Corp' },
+      });
+    } finally {
+      terminal.close();
+    }
+  });
+
+  it('answering No sends nothing: exit 2', async () => {
+    const terminal = walk('esign-walk-no', '--template offer-letter --name Ada');
+    try {
+      await terminal.waitFor(/email/);
+      terminal.typeLine('ada@example.com');
+      await terminal.waitFor(/Send it\?/);
+      terminal.press('Left', 'Enter');
+      terminal.press('Right', 'Enter');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('exit=2');
+      expect(final).toContain('you answered no');
+      expect(await creates()).toEqual([]);
+    } finally {
+      terminal.close();
+    }
+  });
+
+  it('--yes sends without the confirmation', async () => {
+    const terminal = walk('esign-walk-yes', '--template offer-letter --email ada@example.com --yes');
+    try {
+      await terminal.waitFor(/full name/);
+      terminal.typeLine('Ada Lovelace');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('exit=0');
+      expect(terminal.screens.join('\n')).not.toContain('Send it?');
+      expect(await creates()).toHaveLength(1);
+    } finally {
+      terminal.close();
+    }
+  });
+
+  const prompts: [string, string, RegExp][] = [
+    ['template', '--name Ada --email ada@example.com', /Template/],
+    ['name', '--template offer-letter --email ada@example.com', /full name/],
+    ['email', '--template offer-letter --name Ada', /email/],
+    ['confirmation', '--template offer-letter --email ada@example.com', /Send it\?/],
+  ];
+  for (const [prompt, args, shown] of prompts) {
+    it.concurrent(`Ctrl-C at the ${prompt} prompt: exit 130, nothing sent`, async () => {
+      const terminal = walk(`esign-walk-c-${prompt}`, args);
+      try {
+        if (prompt === 'confirmation') {
+          await terminal.waitFor(/full name/);
+          terminal.typeLine('Ada');
+        }
+        await terminal.waitFor(shown);
+        terminal.press('C-c');
+        const final = await terminal.waitFor(/exit=\d+/);
+        expect(final).toContain('exit=130');
+        expect(final).toContain('Nothing was sent');
+        expect(await creates()).toEqual([]);
+      } finally {
+        terminal.close();
+      }
+    });
+  }
+
+  it('--no-input and ESIGN_NO_INPUT=1 ask nothing: the missing flags are listed, exit 2', async () => {
+    for (const [name, args, env] of [
+      ['flag', '--template offer-letter --no-input', {}],
+      ['env', '--template offer-letter', { ESIGN_NO_INPUT: '1' }],
+    ] as const) {
+      const terminal = walk(`esign-walk-noinput-${name}`, args, env);
+      try {
+        const final = await terminal.waitFor(/exit=\d+/);
+        expect(final).toContain('exit=2');
+        expect(final).toMatch(/signatory\.name|--name/);
+        expect(terminal.screens.join('\n')).not.toContain('full name');
+      } finally {
+        terminal.close();
+      }
+    }
+    expect(await creates()).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasTmux)('envelope batch at a terminal, with duplicate records', () => {
+  const duplicates = () => {
+    const file = join(project, `dupes-${Math.random().toString(36).slice(2)}.jsonl`);
+    const record = { signatory: { name: 'Ada', email: 'ada@example.com' }, merge_data: { company: 'Acme' } };
+    writeFileSync(file, `${JSON.stringify(record)}\n${JSON.stringify(record)}\n`);
+    return file;
+  };
+  const batch = (name: string, extra: string) =>
+    openTerminal(
+      name,
+      `${process.execPath} ${BIN} envelope batch ${duplicates()} --template offer-letter --output ${join(project, `${name}.jsonl`)} ${extra}; echo "exit=$?"`,
+      {
+        cwd: project,
+        env: {
+          ESIGN_CONFIG_DIR: freshConfigDir(),
+          ESIGN_TOKEN: tokenOf(sandbox),
+          ESIGN_BASE_URL: sandbox.baseUrl,
+          CI: 'false',
+          GITHUB_ACTIONS: '',
+        },
+      },
+    );
+
+  it('asks before sending them; No (the default) sends nothing: exit 2', async () => {
+    const terminal = batch('esign-dupes-no', '');
+    try {
+      const question = await terminal.waitFor(/Send it anyway\?/);
+      expect(question).toContain('line 2: same template, signatory email and merge data as line 1');
+      terminal.press('Enter');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('exit=2');
+      expect(final).toContain('--allow-duplicates');
+      expect(await creates()).toEqual([]);
+    } finally {
+      terminal.close();
+    }
+  });
+
+  it('Yes sends them; --yes sends them without asking', async () => {
+    const asked = batch('esign-dupes-yes', '');
+    try {
+      await asked.waitFor(/Send it anyway\?/);
+      asked.press('Left', 'Enter');
+      expect(await asked.waitFor(/exit=\d+/)).toContain('exit=0');
+    } finally {
+      asked.close();
+    }
+    expect(await creates()).toHaveLength(2);
+    const told = batch('esign-dupes-flag', '--yes');
+    try {
+      expect(await told.waitFor(/exit=\d+/)).toContain('exit=0');
+      expect(told.screens.join('\n')).not.toContain('anyway?');
+    } finally {
+      told.close();
+    }
+    expect(await creates()).toHaveLength(4);
+  });
+});
