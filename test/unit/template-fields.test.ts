@@ -1,10 +1,16 @@
 // The check of merge data against a template's declared fields (src/project/fields.ts), the
 // template entry's object form in the project file, and how names and ids find their fields.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/config/connect.js';
 import { UsageError } from '../../src/errors.js';
+import { callTool, TOOLS, type ToolDeps } from '../../src/mcp/tools.js';
 import { checkMergeData, describeFieldCheck, FieldProblems } from '../../src/project/fields.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { listTemplates, resolveTemplate, templateNamesFor } from '../../src/project/templates.js';
+import { createTestContext } from '../helpers/context.js';
 
 const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const PROD_OFFER = '01JF2K8W0R3M7Q5N9T1V4XBYCD';
@@ -179,5 +185,45 @@ describe('resolving a template finds its fields', () => {
         ],
       },
     ]);
+  });
+});
+
+describe("esign mcp's validate_envelope checks the fields as create does", () => {
+  it('a typo and a missing required field are a tool error naming both; a fitting call passes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-mcp-fields-'));
+    writeFileSync(
+      join(dir, '.esign.json'),
+      JSON.stringify({ templates: { 'offer-letter': { id: OFFER, fields: FIELDS } } }),
+    );
+    const ctx = createTestContext({ cwd: dir });
+    const deps: ToolDeps = {
+      settings: loadSettings({}, ctx),
+      flags: {},
+      ctx,
+      templates: () => [],
+      status: () => ({}),
+    };
+    const validate = TOOLS.find((t) => t.name === 'validate_envelope');
+    if (!validate) throw new Error('no validate_envelope');
+    const signatory = { name: 'Ada', email: 'ada@example.com' };
+    const bad = await callTool(
+      validate,
+      { template: 'offer-letter', signatory, merge_data: { company: 'Acme', start_dte: '2026-12-01' } },
+      deps,
+    );
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent.error).toMatchObject({
+      code: 'invalid_input',
+      details: [
+        "merge field 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary).",
+        "merge field 'start_date' is required by template 'offer-letter', and missing or empty (start_date: e.g. 2026-12-01).",
+      ],
+    });
+    const good = await callTool(
+      validate,
+      { template: 'offer-letter', signatory, merge_data: { company: 'Acme', start_date: '2026-12-01' } },
+      deps,
+    );
+    expect(good.isError).toBeUndefined();
   });
 });
