@@ -252,9 +252,9 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText('after', examples(['esign status', 'esign status --json | jq -r .base_url.value']))
     .action(action(() => import('./commands/status.js')));
 
-  program
+  const templates = program
     .command('templates')
-    .description('List the template names in force (from .esign.json) and their ids')
+    .description('List the template names in force (from .esign.json), their ids and fields')
     .option('--json', 'Print one JSON object')
     .addHelpText(
       'after',
@@ -262,13 +262,57 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         'esign templates',
         'esign templates --profile production',
         'esign templates --json | jq -r \'.templates["offer-letter"]\'',
+        "esign templates --json | jq '.entries[] | {name, required: [.fields[] | select(.required) | .name]}'",
         '# Names come from .esign.json in this folder or the nearest parent:',
         '#   {"templates": {"offer-letter": "01JD7X4ZQ8G1N6RVS0Y2MBKT3E"},',
         '#    "profiles": {"sandbox": {"templates": {"offer-letter": "01JD7Y…"}}}}',
+        '# or with fields, checked before anything is sent:',
+        '#   {"templates": {"offer-letter": {"id": "01JD7X4ZQ8G1N6RVS0Y2MBKT3E",',
+        '#      "fields": {"company": {"required": true}, "salary": {}}}}}',
+        'esign init             # writes .esign.json from the sandbox, fields included',
+        'esign templates set offer-letter --required start_date',
         'esign envelope create --template offer-letter --name "Ada Lovelace" --email ada@example.com',
       ]),
     )
     .action(action(() => import('./commands/templates.js')));
+  templates
+    .command('set')
+    .description(
+      'Add or update one template of .esign.json (its id and fields); the rest of the file stays as it was',
+    )
+    .argument('<name>', 'Template name (letters, digits and . _ -)')
+    .argument('[id]', 'Template id (a ULID); may be left out to keep the one there is')
+    .option('--field <name>', 'Declare an optional field; repeatable', collect)
+    .option('--required <name>', 'Declare a required field; repeatable', collect)
+    .option('--description <field=text>', "A field's description; repeatable", collect)
+    .option('--example <field=value>', "A field's example value; repeatable", collect)
+    .option('--remove-field <name>', 'Remove a declared field; repeatable', collect)
+    .option('--in-profile <profile>', 'Write under profiles.<profile>.templates instead of templates')
+    .option('--json', 'Print the entry as one JSON object')
+    .addHelpText(
+      'after',
+      examples([
+        'esign templates set offer-letter 01JD7X4ZQ8G1N6RVS0Y2MBKT3E --required company --required start_date --field salary',
+        'esign templates set offer-letter --description company="Legal name of the employer" --example start_date=2026-12-01',
+        'esign templates set offer-letter 01JF2K8W0R3M7Q5N9T1V4XBYCD --in-profile production',
+      ]),
+    )
+    .action(action(() => import('./commands/templates-set.js')));
+
+  program
+    .command('init')
+    .description("Write .esign.json here naming the sandbox's templates, with their fields")
+    .option('--force', 'Replace an existing .esign.json')
+    .option('--json', 'Print one JSON object')
+    .addHelpText(
+      'after',
+      examples([
+        'esign init --profile sandbox',
+        '# Reads the templates and merge tags of the sandbox the profile points at',
+        '# (the API itself cannot list templates; name others with esign templates set).',
+      ]),
+    )
+    .action(action(() => import('./commands/init.js')));
 
   const config = group(program, 'config', 'Read and change per-profile settings (base_url)', [
     'esign config set base_url https://esign.example.com/api/v1',

@@ -8,10 +8,25 @@ import {
   toMergeData,
   validateRequest,
 } from '../envelope/request.js';
-import { NO_TEMPLATE_NAMES, resolveRecordTemplate, type TemplateNames } from '../project/templates.js';
+import {
+  checkMergeData,
+  describeFieldCheck,
+  type FieldCheck,
+  hasFieldProblems,
+  type TemplateLabel,
+} from '../project/fields.js';
+import {
+  NO_TEMPLATE_NAMES,
+  type ResolvedTemplate,
+  resolveTemplate,
+  type TemplateNames,
+  UNRESOLVED_TEMPLATE_ID,
+} from '../project/templates.js';
 
 export interface BatchDefaults {
   template_id?: string | undefined;
+  /** --template resolved: its id and, when the project file declares them, its fields. */
+  template?: ResolvedTemplate | undefined;
   merge_data: Record<string, string>;
   expires_in_days?: number | undefined;
   /** Names a record's template_id may give instead of an id (the project file's, for the profile). */
@@ -43,12 +58,27 @@ const NAMES: Record<InputFormat, Record<string, string>> = {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Returns the request, or undefined with the reasons pushed to `problems` (without line numbers). */
+/**
+ * Merge data that does not fit the template's declared fields: the check (src/project/fields.ts),
+ * the template, and what each key was given as ("column" for a CSV file's own column).
+ */
+export type FieldTrouble = (
+  check: FieldCheck,
+  template: TemplateLabel,
+  whatIs: (key: string) => string,
+) => void;
+
+/**
+ * Returns the request, or undefined with the reasons pushed to `problems` (without line numbers).
+ * Merge data that does not fit the template's declared fields goes to `fieldTrouble` instead (the
+ * batch tells each such problem once for all its lines), and the record is not sent either.
+ */
 export function buildBatchRequest(
   record: unknown,
   defaults: BatchDefaults,
   format: InputFormat,
   problems: Problems,
+  fieldTrouble?: FieldTrouble,
 ): CreateEnvelopeRequest | undefined {
   if (!isObject(record)) {
     problems.push(
@@ -64,18 +94,12 @@ export function buildBatchRequest(
   }
   const mergeData = recordMergeData(record.merge_data, problems);
   const expires = recordExpiry(record.expires_in_days, defaults.expires_in_days, format, problems);
-  const ownTemplate =
-    record.template_id === undefined || record.template_id === null
-      ? record.template_id
-      : resolveRecordTemplate(
-          record.template_id,
-          defaults.templates ?? NO_TEMPLATE_NAMES,
-          NAMES[format].template_id ?? 'template_id',
-          problems,
-        );
+  const ownTemplate = recordTemplate(record.template_id, defaults, format, problems);
+  const template = ownTemplate === undefined ? defaults.template : ownTemplate;
+  const merged = { ...defaults.merge_data, ...mergeData };
   const body = {
-    template_id: ownTemplate ?? defaults.template_id,
-    merge_data: { ...defaults.merge_data, ...mergeData },
+    template_id: ownTemplate === undefined ? defaults.template_id : ownTemplate.id,
+    merge_data: merged,
     signatory: record.signatory,
     ...(expires === undefined ? {} : { expires_in_days: expires }),
   };
@@ -89,8 +113,42 @@ export function buildBatchRequest(
         : clean,
     );
   }
-  if (problems.length > before || !request) return undefined;
+  const fields = template?.fields;
+  const check = checkMergeData(fields, merged);
+  const misfit = fields !== undefined && hasFieldProblems(check);
+  if (misfit) {
+    const label: TemplateLabel = { label: template?.label ?? String(template?.id), fields };
+    const own = isObject(record.merge_data) ? record.merge_data : {};
+    const whatIs = (key: string) => (format === 'csv' && Object.hasOwn(own, key) ? 'column' : 'merge field');
+    if (fieldTrouble) fieldTrouble(check, label, whatIs);
+    else problems.push(...describeFieldCheck(check, label));
+  }
+  if (problems.length > before || !request || misfit) return undefined;
   return normalizeRequest(request);
+}
+
+/**
+ * A record's own template_id: a name in force or an id, resolved with its declared fields; any
+ * value that is not a usable string is left to the request schema (as `id`). Undefined when the
+ * record has none, so the default applies. A name that does not resolve is a problem, and a
+ * stand-in id keeps the schema from reporting the same field again.
+ */
+function recordTemplate(
+  value: unknown,
+  defaults: BatchDefaults,
+  format: InputFormat,
+  problems: Problems,
+): (Omit<ResolvedTemplate, 'id'> & { id: unknown }) | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value === '') return { id: value };
+  const resolved = resolveTemplate(
+    value,
+    defaults.templates ?? NO_TEMPLATE_NAMES,
+    NAMES[format].template_id ?? 'template_id',
+  );
+  if ('id' in resolved) return resolved;
+  problems.push(resolved.problem);
+  return { id: UNRESOLVED_TEMPLATE_ID };
 }
 
 function recordMergeData(value: unknown, problems: Problems): Record<string, string> {

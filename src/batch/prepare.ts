@@ -10,7 +10,8 @@ import type { Context } from '../context.js';
 import { type Problems, parseExpiresInDays, parseSetFlags, readMergeDataFiles } from '../envelope/request.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
-import { resolveTemplate, templateNamesFor } from '../project/templates.js';
+import { FieldProblems } from '../project/fields.js';
+import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
 import type { PreviousRecord, PreviousResults } from './previous-results.js';
 import { type RawItem, readCsv, readJsonl } from './readers.js';
@@ -56,11 +57,11 @@ export async function readDefaults(
     parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
     settings.project?.content.defaults?.expires_in_days;
   const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
-  let templateId: string | undefined;
+  let template: ResolvedTemplate | undefined;
   if (flags.template !== undefined) {
     const resolved = resolveTemplate(flags.template, templates, '--template');
     if ('problem' in resolved) problems.push(resolved.problem);
-    else templateId = resolved.id;
+    else template = resolved;
   }
   if (problems.length > 0) {
     throw new UsageError(
@@ -71,7 +72,8 @@ export async function readDefaults(
     );
   }
   return {
-    template_id: templateId,
+    template_id: template?.id,
+    template,
     merge_data: { ...fromFiles, ...fromSet },
     expires_in_days: expires,
     templates,
@@ -204,14 +206,19 @@ export async function prepare(
     duplicateCount: 0,
   };
   let lastInvalidLine = -1;
-  const report = (line: number, problem: string) => {
-    prepared.problemCount++;
+  const markInvalid = (line: number) => {
     if (line !== lastInvalidLine) {
       prepared.invalid++;
       lastInvalidLine = line;
     }
+  };
+  const report = (line: number, problem: string) => {
+    prepared.problemCount++;
+    markInvalid(line);
     if (prepared.problems.length < MAX_LISTED_PROBLEMS) prepared.problems.push(`line ${line}: ${problem}`);
   };
+  /** Merge data that does not fit a template's declared fields: told once per key or field, after the pass. */
+  const fieldProblems = new FieldProblems();
   const records = format === 'csv' ? readCsv(input) : readJsonl(input);
   /** Lines the earlier run created (or may have) that still hold a record. */
   const settledLines = new Set<number>();
@@ -242,7 +249,10 @@ export async function prepare(
       return;
     }
     const found: Problems = [];
-    const request = buildBatchRequest(item.record, defaults, format, found);
+    const request = buildBatchRequest(item.record, defaults, format, found, (check, template, whatIs) => {
+      fieldProblems.add(item.line, check, template, whatIs);
+      markInvalid(item.line);
+    });
     for (const problem of found) report(item.line, problem);
     if (!request) return;
     const body = JSON.stringify(request);
@@ -256,7 +266,7 @@ export async function prepare(
       );
     }
     noteDuplicates(item.line, request, print, before);
-    if (prepared.problemCount > 0) return; // nothing will be sent: no need to spool
+    if (prepared.problemCount > 0 || fieldProblems.size > 0) return; // nothing will be sent: no need to spool
     place(item.line, print, body, before);
   };
   /** Warns of a record the same as an earlier line's, or as one the earlier run created. */
@@ -302,5 +312,20 @@ export async function prepare(
   // Not one record of this input among the earlier results, and more than one line contradicting
   // them: the results are another input's, and a list of its lines would only mislead.
   if (conflicts > 1 && knownRecords === 0) throw anotherInput(previous);
+  addFieldProblems(prepared, fieldProblems);
   return prepared;
+}
+
+/**
+ * The field problems go first: one of them stands for many lines (a misspelt CSV column is on
+ * every one), and is the one to fix first.
+ */
+function addFieldProblems(prepared: Prepared, fieldProblems: FieldProblems): void {
+  if (fieldProblems.size === 0) return;
+  const described = fieldProblems.describe(prepared.total);
+  prepared.problemCount += described.length;
+  prepared.problems = [...described, ...prepared.problems].slice(
+    0,
+    Math.max(MAX_LISTED_PROBLEMS, described.length),
+  );
 }

@@ -1,5 +1,5 @@
-// esign templates: the template names in force (the project file's, for the active profile) and
-// their ids. Nothing is sent: names are a local convenience, the API only knows ids.
+// esign templates: the template names in force (the project file's, for the active profile), their
+// ids and their declared fields. Nothing is sent: names are a local convenience, the API only knows ids.
 import type * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
 import type { Settings } from '../config/settings.js';
@@ -7,19 +7,22 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { GlobalOptions } from '../options.js';
-import { templateNamesFor } from '../project/templates.js';
+import { listTemplates, type TemplateListing, templateNamesFor } from '../project/templates.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 export const options = GlobalOptions;
 
-/** What `--json` prints, and what `esign mcp`'s list_templates returns: the names in force and their ids. */
+/**
+ * What `--json` prints, and what `esign mcp`'s list_templates returns: the names in force and their
+ * ids (`templates`, as before), and each one with its declared fields (`entries`).
+ */
 export function templatesReport(settings: Settings) {
   const profile = settings.profile.value;
   const templates = templateNamesFor(settings.project, profile);
-  const names = Object.keys(templates.names).sort();
-  const sorted = Object.fromEntries(names.map((name) => [name, templates.names[name]]));
-  return { project_file: templates.file ?? null, profile, templates: sorted };
+  const entries = listTemplates(templates);
+  const sorted = Object.fromEntries(entries.map((entry) => [entry.name, entry.id]));
+  return { project_file: templates.file ?? null, profile, templates: sorted, entries };
 }
 
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
@@ -35,7 +38,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     const note = `${settings.project.path} has no profiles.${profile}, only ${known.join(', ')}: the names below are the top-level ones.${didYouMean(profile, known)}`;
     ctx.stderr.write(`note: ${escapeControl(note)}\n`);
   }
-  const names = Object.keys(templates.names).sort();
+  const listed = listTemplates(templates);
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(templatesReport(settings))}\n`);
     return ExitCode.ok;
@@ -43,25 +46,42 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
   if (!templates.file) {
     ctx.stderr.write(
       'No project file: template names come from .esign.json in this folder or a parent, e.g.\n' +
-        '  {"templates": {"offer-letter": "01JD7X4ZQ8G1N6RVS0Y2MBKT3E"}}\n',
+        '  {"templates": {"offer-letter": "01JD7X4ZQ8G1N6RVS0Y2MBKT3E"}}\n' +
+        'Run `esign init` to write one for the sandbox, or `esign templates set <name> <id>` to start one.\n',
     );
     return ExitCode.ok;
   }
-  if (names.length === 0) {
+  if (listed.length === 0) {
     ctx.stderr.write(`${escapeControl(templates.file)} names no templates for profile '${profile}'.\n`);
     return ExitCode.ok;
   }
   const c = themeFor(ctx.terminal, 'stdout');
-  const width = Math.max(...names.map((name) => name.length));
+  const width = Math.max(...listed.map((entry) => entry.name.length));
   const ownOrigin = `profiles.${profile}.templates`;
-  ctx.stdout.write(
-    names
-      .map((name) => {
-        const own = templates.origins[name] === ownOrigin ? c.dim(`  (${ownOrigin})`) : '';
-        return `${name.padEnd(width)}  ${templates.names[name]}${own}\n`;
-      })
-      .join(''),
-  );
+  const text = listed.map((entry) => {
+    const own = templates.origins[entry.name] === ownOrigin ? c.dim(`  (${ownOrigin})`) : '';
+    return `${entry.name.padEnd(width)}  ${entry.id}${own}\n${fieldLines(entry, c)}`;
+  });
+  ctx.stdout.write(text.join(''));
   ctx.stderr.write(c.dim(`from ${escapeControl(templates.file)}, profile '${profile}'\n`));
   return ExitCode.ok;
+}
+
+/** A template's fields, one a line under it: required ones marked, with description and example. */
+function fieldLines(entry: TemplateListing, c: ReturnType<typeof themeFor>): string {
+  if (entry.fields.length === 0) return '';
+  // Field names, descriptions and examples are text someone else wrote: escaped before a terminal.
+  const names = entry.fields.map((field) => escapeControl(field.name));
+  const width = Math.max(...names.map((name) => name.length));
+  return entry.fields
+    .map((field, index) => {
+      const mark = field.required ? c.bold('required') : c.dim('optional');
+      const about = [
+        field.description === undefined ? undefined : escapeControl(field.description),
+        field.example === undefined ? undefined : c.dim(`e.g. ${escapeControl(field.example)}`),
+      ].filter((part) => part !== undefined && part !== '');
+      return `  ${(names[index] as string).padEnd(width)}  ${mark}${about.length > 0 ? `  ${about.join('  ')}` : ''}`.trimEnd();
+    })
+    .map((line) => `${line}\n`)
+    .join('');
 }

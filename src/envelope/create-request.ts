@@ -6,8 +6,13 @@
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import type { Settings } from '../config/settings.js';
 import { type CliError, InputError, UsageError } from '../errors.js';
-import { resolveTemplate, templateNamesFor, UNRESOLVED_TEMPLATE_ID } from '../project/templates.js';
-import { normalizeRequest, type Problems, validateRequest } from './request.js';
+import {
+  type ResolvedTemplate,
+  resolveTemplate,
+  templateNamesFor,
+  UNRESOLVED_TEMPLATE_ID,
+} from '../project/templates.js';
+import { checkTemplateFields, normalizeRequest, type Problems, validateRequest } from './request.js';
 
 /** What a caller asks for, before it is checked. */
 export interface CreateDraft {
@@ -36,28 +41,40 @@ export function buildCreateRequest(
   names: InputNames,
 ): CreateEnvelopeRequest {
   const expiresInDays = draft.expiresInDays ?? settings.project?.content.defaults?.expires_in_days;
+  const template = templateOf(draft.template, settings, names.fields.template_id ?? 'template_id', problems);
   const body = {
-    template_id: templateIdOf(draft.template, settings, names.fields.template_id ?? 'template_id', problems),
+    template_id: template?.id ?? draft.template,
     merge_data: draft.mergeData,
     signatory: draft.signatory,
     ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
   };
   const request = validateRequest(body, problems, names.fields);
+  // The merge data against the template's declared fields, when the project file declares them.
+  checkTemplateFields(template, draft.mergeData, problems);
   if (problems.length > 0 || !request) throw inputProblemsError(problems, names);
   return normalizeRequest(request);
 }
 
-/** A template given as text: a ULID, or a name from the project file (for the active profile). */
-function templateIdOf(value: unknown, settings: Settings, where: string, problems: Problems): unknown {
-  if (typeof value !== 'string') return value;
+/**
+ * A template given as text: a ULID, or a name from the project file (for the active profile), with
+ * the fields declared for it. Anything but text is left to the request schema (undefined here).
+ */
+function templateOf(
+  value: unknown,
+  settings: Settings,
+  where: string,
+  problems: Problems,
+): ResolvedTemplate | undefined {
+  if (typeof value !== 'string') return undefined;
   const resolved = resolveTemplate(
     value,
     templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom),
     where,
   );
-  if ('id' in resolved) return resolved.id;
+  if ('id' in resolved) return resolved;
   problems.push(resolved.problem);
-  return UNRESOLVED_TEMPLATE_ID;
+  // A stand-in id: the schema must not report the same field again. Nothing is sent.
+  return { id: UNRESOLVED_TEMPLATE_ID };
 }
 
 /** One error for every problem: invalid input when all are about merge data, else a usage error. */

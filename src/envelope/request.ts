@@ -7,6 +7,8 @@ import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
 import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../fs/input-bytes.js';
+import { checkMergeData, describeFieldCheck, hasFieldProblems } from '../project/fields.js';
+import type { ResolvedTemplate } from '../project/templates.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
 
@@ -232,4 +234,19 @@ function withProtoField(
 export function normalizeRequest(body: CreateEnvelopeRequest): CreateEnvelopeRequest {
   const templateId = body.template_id.toUpperCase();
   return templateId === body.template_id ? body : { ...body, template_id: templateId };
+}
+
+/** The merge data against the template's declared fields (none declared: nothing to check). */
+export function checkTemplateFields(
+  template: ResolvedTemplate | undefined,
+  mergeData: Readonly<Record<string, string>>,
+  problems: Problems,
+): void {
+  const check = checkMergeData(template?.fields, mergeData);
+  if (!template?.fields || !hasFieldProblems(check)) return;
+  problems.push(
+    ...describeFieldCheck(check, { label: template.label ?? template.id, fields: template.fields }).map(
+      (problem) => `${problem}.`,
+    ),
+  );
 }

@@ -177,7 +177,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'list_templates',
     title: 'List the template names in force',
     description:
-      'The template names in force (from the project file .esign.json, for the active profile) and their ids, as `esign templates --json` gives them. A name can be given as create_envelope’s template.',
+      'The template names in force (from the project file .esign.json, for the active profile), their ids, and in entries each one with its declared fields (required ones must be in merge_data; a key that is not a field is refused), as `esign templates --json` gives them. A name can be given as create_envelope’s template.',
     annotations: READ_ONLY,
     inputJsonSchema: noArguments,
     run: async (_args, deps) => deps.templates(),

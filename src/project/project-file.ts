@@ -14,27 +14,13 @@ import { shellQuote } from '../text/shell.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { RATE_EXPECTED, readRate } from '../text/units.js';
+import { expandEntryIssue, TemplateEntries, templateEntryKeysAt } from './template-entry.js';
 import { currentUser, distrustReason, inspect } from './trust.js';
 
 export const PROJECT_FILE_NAME = '.esign.json';
 
-const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
 const ProfileName = z.optional(
   z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'is not a valid profile name')),
-);
-
-const templateId = z
-  .string()
-  .check(
-    z.regex(ULID_PATTERN, 'must be a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E)'),
-  );
-const templateNames = z.record(
-  z.string().check(
-    z.regex(TEMPLATE_NAME, 'is not a template name (letters, digits and . _ -, at most 64 characters)'),
-    z.refine((name) => !ULID_PATTERN.test(name), 'is a ULID; a template name must not look like an id'),
-  ),
-  templateId,
 );
 
 export const ProjectFile = z.strictObject({
@@ -43,13 +29,13 @@ export const ProjectFile = z.strictObject({
   /** The default profile for this repository (below --profile and ESIGN_PROFILE). */
   profile: ProfileName,
   /** Template names in force for every profile. */
-  templates: z.optional(templateNames),
+  templates: z.optional(TemplateEntries),
   /** Per profile: names that add to or override the top-level ones (sandbox and production ids differ). */
   profiles: z.optional(
     z.record(
       z.string(),
       z.strictObject({
-        templates: z.optional(templateNames),
+        templates: z.optional(TemplateEntries),
       }),
     ),
   ),
@@ -268,7 +254,9 @@ export function parseProjectFile(text: string, path: string): ProjectFile {
   const problems = [
     ...(parsed.success
       ? []
-      : parsed.error.issues.flatMap((issue) => describeProjectIssue(issue, text, read.value))),
+      : parsed.error.issues
+          .flatMap((issue) => expandEntryIssue(issue, read.value))
+          .flatMap((issue) => describeProjectIssue(issue, text, read.value))),
     ...protoNames,
   ]
     .sort((a, b) => a.line - b.line || a.column - b.column)
@@ -346,6 +334,11 @@ export function describeTemplateName(name: string): string {
 function knownKeysAt(path: string[]): string[] {
   if (path.length === 0) return ['profile', 'templates', 'profiles', 'defaults', '$schema'];
   if (path[0] === 'defaults') return ['expires_in_days', 'concurrency', 'rate'];
+  const below = path[0] === 'templates' ? path.slice(1) : path[0] === 'profiles' ? path.slice(3) : undefined;
+  if (below && (path[0] === 'templates' || path[2] === 'templates')) {
+    const keys = templateEntryKeysAt(below);
+    if (keys) return keys;
+  }
   if (path[0] === 'profiles') return ['templates'];
   return [];
 }
@@ -366,7 +359,9 @@ function findTokenKey(value: unknown, path: string[]): string[] | undefined {
   for (const [key, item] of Object.entries(value)) {
     // A template may be named "token-…"; its id is not a secret.
     const isTemplateName = path[path.length - 1] === 'templates';
-    if (!isTemplateName && /token/i.test(key)) return [...path, key];
+    // …and a template's merge tag "token_count": a field's name, not a secret.
+    const isFieldName = path[path.length - 1] === 'fields' && path[path.length - 3] === 'templates';
+    if (!isTemplateName && !isFieldName && /token/i.test(key)) return [...path, key];
     const found = findTokenKey(item, [...path, key]);
     if (found) return found;
   }

@@ -5,6 +5,7 @@
 import { ULID_PATTERN } from '../api/schemas.js';
 import { didYouMean } from '../text/suggest.js';
 import { type LoadedProject, PROJECT_FILE_NAME } from './project-file.js';
+import { entryFields, entryId, type TemplateEntry, type TemplateFields } from './template-entry.js';
 
 /** The template names in force for one profile, and where they come from. */
 export interface TemplateNames {
@@ -12,13 +13,15 @@ export interface TemplateNames {
   readonly names: Readonly<Record<string, string>>;
   /** For each name: `templates` or `profiles.<name>.templates`. */
   readonly origins: Readonly<Record<string, string>>;
+  /** For each name that declares them: its fields (merge data is checked against them). */
+  readonly fields: Readonly<Record<string, TemplateFields>>;
   /** The project file's path, or undefined when there is none. */
   readonly file: string | undefined;
   /** The folder the project file was looked for from (its parents too), when known. */
   readonly searchedFrom?: string | undefined;
 }
 
-export const NO_TEMPLATE_NAMES: TemplateNames = { names: {}, origins: {}, file: undefined };
+export const NO_TEMPLATE_NAMES: TemplateNames = { names: {}, origins: {}, fields: {}, file: undefined };
 
 /**
  * The names in force for `profile`: `profiles.<profile>.templates` over the top-level `templates`.
@@ -32,20 +35,37 @@ export function templateNamesFor(
   if (!project) return { ...NO_TEMPLATE_NAMES, searchedFrom };
   const names: Record<string, string> = {};
   const origins: Record<string, string> = {};
-  for (const [name, id] of Object.entries(project.content.templates ?? {})) {
-    names[name] = id.toUpperCase();
-    origins[name] = 'templates';
-  }
+  const fields: Record<string, TemplateFields> = {};
+  const take = (entries: Record<string, TemplateEntry> | undefined, origin: string) => {
+    for (const [name, entry] of Object.entries(entries ?? {})) {
+      names[name] = entryId(entry);
+      origins[name] = origin;
+      // A profile's entry that gives only an id keeps the fields declared for that name at the top
+      // level: the same template in another environment (sandbox and production ids differ).
+      const declared = entryFields(entry);
+      if (declared) fields[name] = declared;
+    }
+  };
+  take(project.content.templates, 'templates');
   const profiles = project.content.profiles ?? {};
-  const own = (Object.hasOwn(profiles, profile) ? profiles[profile]?.templates : undefined) ?? {};
-  for (const [name, id] of Object.entries(own)) {
-    names[name] = id.toUpperCase();
-    origins[name] = `profiles.${profile}.templates`;
-  }
-  return { names, origins, file: project.path, searchedFrom };
+  take(
+    Object.hasOwn(profiles, profile) ? profiles[profile]?.templates : undefined,
+    `profiles.${profile}.templates`,
+  );
+  return { names, origins, fields, file: project.path, searchedFrom };
 }
 
-export type TemplateResolution = { id: string } | { problem: string };
+/**
+ * A resolved template: its id, and, when the project file declares them, its fields and the name
+ * they are declared under (for messages).
+ */
+export interface ResolvedTemplate {
+  id: string;
+  fields?: TemplateFields | undefined;
+  label?: string | undefined;
+}
+
+export type TemplateResolution = ResolvedTemplate | { problem: string };
 
 const ULID_EXPECTED = 'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 
@@ -56,10 +76,35 @@ const ULID_EXPECTED = 'must be a ULID: 26 characters of Crockford base-32, like 
  * with it as an id; anything else is a name that is not in force.
  */
 export function resolveTemplate(value: string, templates: TemplateNames, where: string): TemplateResolution {
-  if (Object.hasOwn(templates.names, value)) return { id: templates.names[value] as string };
-  if (ULID_PATTERN.test(value)) return { id: value.toUpperCase() };
+  if (Object.hasOwn(templates.names, value)) {
+    const id = templates.names[value] as string;
+    return Object.hasOwn(templates.fields, value)
+      ? { id, fields: templates.fields[value], label: value }
+      : { id };
+  }
+  if (ULID_PATTERN.test(value)) return fieldsById(value.toUpperCase(), templates, where);
   const asId = value === '' ? `${ULID_EXPECTED}; it is empty` : describeNearUlid(value);
   return { problem: `${where}: ${asId ?? describeUnknownName(value, templates)}.` };
+}
+
+/**
+ * A template given by its id is checked like one given by name when a name in force declares fields
+ * for that id: a typo must not reach a signatory because the id was typed instead of the name. Two
+ * names that give the same id different fields leave no way to tell which was meant: a problem.
+ */
+function fieldsById(id: string, templates: TemplateNames, where: string): TemplateResolution {
+  const declaring = Object.keys(templates.fields)
+    .filter((name) => templates.names[name] === id)
+    .sort();
+  const [first] = declaring;
+  if (first === undefined) return { id };
+  const fields = templates.fields[first];
+  const same = JSON.stringify(fields);
+  const differ = declaring.filter((name) => JSON.stringify(templates.fields[name]) !== same);
+  if (differ.length === 0) return { id, fields, label: first };
+  return {
+    problem: `${where}: ${id} is the id of ${declaring.map((name) => `'${name}'`).join(', ')} in ${templates.file}, whose fields differ; give the name instead.`,
+  };
 }
 
 const ID_SHAPED = /^(?=[^0-9]*[0-9])[0-9A-Za-z]{23,29}$/;
@@ -121,4 +166,27 @@ export function resolveRecordTemplate(
   if ('id' in resolved) return resolved.id;
   problems.push(resolved.problem);
   return UNRESOLVED_TEMPLATE_ID;
+}
+
+/** One template as `esign templates --json` lists it (and the MCP server's list_templates). */
+export interface TemplateListing {
+  name: string;
+  id: string;
+  fields: { name: string; required: boolean; description?: string; example?: string }[];
+}
+
+/** The names in force, sorted, each with its id and declared fields (`[]` for a plain id). */
+export function listTemplates(templates: TemplateNames): TemplateListing[] {
+  return Object.keys(templates.names)
+    .sort()
+    .map((name) => ({
+      name,
+      id: templates.names[name] as string,
+      fields: Object.entries(templates.fields[name] ?? {}).map(([field, spec]) => ({
+        name: field,
+        required: spec.required === true,
+        ...(spec.description === undefined ? {} : { description: spec.description }),
+        ...(spec.example === undefined ? {} : { example: spec.example }),
+      })),
+    }));
 }

@@ -25,6 +25,7 @@ import { RingLog } from './ring-log.js';
 import { ADMIN_PREFIX, handleAdmin } from './routes/admin.js';
 import { API_PREFIX, applyRateLimit, CREATE_PATH, type FaultShot, handleCreate } from './routes/create.js';
 import { pathOf, redactedHeaders, sendJson, sendMethodNotAllowed } from './routes/http-io.js';
+import { handleOrgTemplates, ORG_TEMPLATES_PATH } from './routes/org-templates.js';
 import { handleSignPage, SIGN_PREFIX } from './routes/sign.js';
 import type { ReceivedRequest, SandboxRuntime } from './runtime.js';
 import { SandboxError } from './sandbox-error.js';
@@ -310,6 +311,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     path: string,
     entry: ReceivedRequest | undefined,
   ): Promise<void> => {
+    if (path === ORG_TEMPLATES_PATH) return handleOrgTemplates(req, res, sandbox);
     if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(req, res, path, sandbox);
     const isCreate = path === CREATE_PATH;
     const shot = isCreate && req.method === 'POST' ? takeFault(req, res) : undefined;

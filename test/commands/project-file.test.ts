@@ -253,9 +253,19 @@ describe('esign status and esign templates', () => {
       project_file: file,
       profile: 'production',
       templates: { nda: NDA, 'offer-letter': OFFER },
+      // Issue 22: each template with its fields (none declared here: plain ids).
+      entries: [
+        { name: 'nda', id: NDA, fields: [] },
+        { name: 'offer-letter', id: OFFER, fields: [] },
+      ],
     });
     const none = await runCli(['templates', '--json'], { cwd: mkdtempSync(join(tmpdir(), 'esign-none-')) });
-    expect(JSON.parse(none.stdout)).toEqual({ project_file: null, profile: 'default', templates: {} });
+    expect(JSON.parse(none.stdout)).toEqual({
+      project_file: null,
+      profile: 'default',
+      templates: {},
+      entries: [],
+    });
   });
 });
 

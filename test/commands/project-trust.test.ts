@@ -135,7 +135,12 @@ describe('trust: git ownership rule', () => {
       const env = { ESIGN_CONFIG_DIR: freshConfigDir() };
       const listed = await runBin(['templates', '--json'], { cwd: mine, env });
       expect(listed.code).toBe(0);
-      expect(JSON.parse(listed.stdout)).toEqual({ project_file: null, profile: 'default', templates: {} });
+      expect(JSON.parse(listed.stdout)).toEqual({
+        project_file: null,
+        profile: 'default',
+        templates: {},
+        entries: [], // issue 22: each template with its fields
+      });
       const told = await runBin(['templates'], { cwd: mine, env });
       expect(told.stderr).toContain(`warning: ${planted} is not used: it is owned by another user`);
     },

@@ -10,6 +10,7 @@
 //   POST /_sandbox/faults          changes them while running: {"latency_ms": 100, "rate_limit": "50/5s", "next": ["503", "drop"], …}
 //   GET  /_sandbox/requests        the last requests received (Authorization redacted); DELETE empties the list
 //   GET  /_sandbox/envelopes       the last envelopes this run created; DELETE empties the list (not the envelopes)
+//   (GET /_sandbox/templates takes an organisation token instead: routes/org-templates.ts)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { describeIssues } from '../../text/issues.js';

@@ -1,0 +1,113 @@
+// esign init: a project file (.esign.json, in the current folder) naming the sandbox's templates
+// with their fields, read from the sandbox the active profile points at. Nothing is created on the
+// server. An existing file is kept unless --force; `esign templates set` changes one template.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as z from 'zod/mini';
+import { loadSettings } from '../config/connect.js';
+import { requireBaseUrl, requireToken } from '../config/settings.js';
+import type { Context } from '../context.js';
+import {
+  ApiRejectedError,
+  BadResponseError,
+  ExitCode,
+  NotAuthenticatedError,
+  UsageError,
+} from '../errors.js';
+import { globalOptions } from '../options.js';
+import { PROJECT_FILE_NAME } from '../project/project-file.js';
+import { entriesFromSandbox, SandboxTemplates, sandboxTemplatesUrl } from '../project/sandbox-templates.js';
+import { listTemplates, templateNamesFor } from '../project/templates.js';
+import { newProjectText, writeFileAtomic } from '../project/write-project.js';
+import { parseJsonText } from '../text/json.js';
+import { escapeControl } from '../text/terminal-text.js';
+
+export const options = z.object({ ...globalOptions, force: z.optional(z.boolean()) });
+type InitOptions = z.infer<typeof options>;
+
+export async function run(flags: InitOptions, ctx: Context): Promise<number> {
+  const settings = loadSettings(flags, ctx);
+  const target = join(ctx.cwd, PROJECT_FILE_NAME);
+  if (existsSync(target) && !flags.force) {
+    throw new UsageError(`${target} already exists; it was left as it is.`, {
+      hint: 'Add --force to replace it, or change one template with `esign templates set <name> <id>`.',
+    });
+  }
+  const listing = await fetchSandboxTemplates(
+    requireBaseUrl(settings),
+    requireToken(settings),
+    settings.timeoutMs.value,
+    ctx,
+  );
+  const entries = entriesFromSandbox(listing);
+  try {
+    writeFileAtomic(target, newProjectText(entries), !flags.force);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'EEXIST'
+        ? `${target} was created meanwhile; it was left as it is.`
+        : `Cannot write ${target}: ${(error as Error).message}.`,
+    );
+  }
+  const listed = listTemplates(
+    templateNamesFor({ path: target, content: { templates: entries } }, settings.profile.value),
+  );
+  if (flags.json) {
+    ctx.stdout.write(
+      `${JSON.stringify({ project_file: target, organisation: listing.organisation, entries: listed })}\n`,
+    );
+    return ExitCode.ok;
+  }
+  const width = Math.max(0, ...listed.map((entry) => entry.name.length));
+  ctx.stdout.write(
+    `Wrote ${target}: ${listed.length} ${listed.length === 1 ? 'template' : 'templates'} of ${escapeControl(listing.organisation)}\n` +
+      listed
+        .map(
+          (entry) =>
+            `  ${entry.name.padEnd(width)}  ${entry.id}  ${entry.fields.map((field) => escapeControl(field.name)).join(', ')}\n`,
+        )
+        .join(''),
+  );
+  ctx.stderr.write(
+    'Every field is optional until you mark it required, e.g.\n' +
+      `  esign templates set ${listed[0]?.name ?? '<name>'} --required ${listed[0]?.fields[0]?.name ?? '<field>'}\n`,
+  );
+  return ExitCode.ok;
+}
+
+/** The sandbox's templates for the token's organisation; a real API has no such route. */
+async function fetchSandboxTemplates(
+  baseUrl: string,
+  token: string,
+  timeoutMs: number,
+  ctx: Context,
+): Promise<SandboxTemplates> {
+  const url = sandboxTemplatesUrl(baseUrl);
+  const { HttpClient } = await import('../transport/http-client.js');
+  const http = new HttpClient({ timeoutMs, env: ctx.env, origin: url, userAgent: `esign/${ctx.version}` });
+  let response: Awaited<ReturnType<typeof http.postJson>>;
+  try {
+    response = await http.postJson(url, '{}', { authorization: `Bearer ${token}` }, ctx.signal);
+  } finally {
+    await http.close();
+  }
+  if (response.status === 401) {
+    throw new NotAuthenticatedError(`The sandbox at ${baseUrl} did not accept the token.`, {
+      hint: 'Log in with a token `esign sandbox` printed: esign login --with-token --base-url <its base URL>.',
+    });
+  }
+  const parsed = response.status === 200 ? parseJsonText(response.text) : undefined;
+  const listing = parsed?.ok ? SandboxTemplates.safeParse(parsed.value) : undefined;
+  if (!listing?.success) {
+    const ErrorClass = response.status >= 400 && response.status < 500 ? ApiRejectedError : BadResponseError;
+    throw new ErrorClass(
+      `${baseUrl} does not list its templates (${url.href} answered ${response.status}): only \`esign sandbox\` can.`,
+      {
+        hint: 'For another API, name each template yourself: esign templates set <name> <id> --required <field> --field <field>.',
+        status: response.status,
+      },
+    );
+  }
+  return listing.data;
+}

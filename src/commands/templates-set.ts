@@ -1,0 +1,137 @@
+// esign templates set <name> [id]: adds or updates one template of the project file (its id and
+// fields), keeping the rest of the file and its formatting as they were. The nearest .esign.json is
+// changed (or the one ESIGN_PROJECT_FILE names); with none, one is made in the current folder.
+// Nothing is sent.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as z from 'zod/mini';
+import { ULID_PATTERN } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { globalOptions, repeated } from '../options.js';
+import { lookUpProjectFile, PROJECT_FILE_NAME, parseProjectFile } from '../project/project-file.js';
+import { type TemplateEntry, type TemplateFields, templateNameProblem } from '../project/template-entry.js';
+import { listTemplates, templateNamesFor } from '../project/templates.js';
+import { updatedEntry, withTemplateEntry, writeFileAtomic } from '../project/write-project.js';
+
+export const options = z.object({
+  ...globalOptions,
+  name: z.string(),
+  id: z.optional(z.string()),
+  field: repeated(),
+  required: repeated(),
+  description: repeated(),
+  example: repeated(),
+  removeField: repeated(),
+  inProfile: z.optional(z.string()),
+});
+type SetOptions = z.infer<typeof options>;
+
+export async function run(flags: SetOptions, ctx: Context): Promise<number> {
+  const badName = templateNameProblem(flags.name);
+  if (badName) throw new UsageError(`<name> '${flags.name}' ${badName}.`);
+  // The file in force, found and trusted as every command finds it (its problems are reported
+  // before anything is changed); a file set aside as untrusted is never written to.
+  const lookup = lookUpProjectFile(ctx.cwd, { env: ctx.env });
+  if (!lookup.project && lookup.warnings.length > 0) {
+    throw new UsageError(lookup.warnings[0] as string, { details: lookup.warnings.slice(1) });
+  }
+  const found = lookup.project?.path;
+  const path = found ?? join(ctx.cwd, PROJECT_FILE_NAME);
+  const text = found ? readText(found) : '';
+  const before = found ? parseProjectFile(text, found) : {};
+  const section =
+    flags.inProfile === undefined ? before.templates : before.profiles?.[flags.inProfile]?.templates;
+  const previous = section && Object.hasOwn(section, flags.name) ? section[flags.name] : undefined;
+  const id = idOf(flags, previous);
+  const problems: string[] = [];
+  const changes = fieldChanges(flags, problems);
+  if (problems.length > 0) {
+    throw new UsageError(problems[0] as string, { details: problems.slice(1) });
+  }
+  const entry = updatedEntry(previous, id, changes.apply, changes.any);
+  const after = withTemplateEntry(text, flags.name, entry, flags.inProfile);
+  // What is written must read back: a bad name or field is refused with the file's own messages.
+  const content = parseProjectFile(after, path);
+  try {
+    writeFileAtomic(path, after);
+  } catch (error) {
+    throw new UsageError(`Cannot write ${path}: ${(error as Error).message}.`);
+  }
+  const profile = flags.inProfile ?? flags.profile ?? 'default';
+  const listed = listTemplates(templateNamesFor({ path, content }, profile)).find(
+    (t) => t.name === flags.name,
+  );
+  if (flags.json) {
+    ctx.stdout.write(`${JSON.stringify({ project_file: path, entry: listed })}\n`);
+    return ExitCode.ok;
+  }
+  const where = flags.inProfile === undefined ? 'templates' : `profiles.${flags.inProfile}.templates`;
+  ctx.stderr.write(
+    `${previous === undefined ? 'Added' : 'Updated'} '${flags.name}' in ${where} of ${path}.\n`,
+  );
+  return ExitCode.ok;
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the project file ${path}: ${(error as Error).message}.`);
+  }
+}
+
+function idOf(flags: SetOptions, previous: TemplateEntry | undefined): string {
+  if (flags.id !== undefined) {
+    if (!ULID_PATTERN.test(flags.id)) {
+      throw new UsageError(
+        `<id> '${flags.id}' is not a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E).`,
+      );
+    }
+    return flags.id.toUpperCase();
+  }
+  if (previous === undefined) {
+    throw new UsageError(
+      `No template named '${flags.name}' yet: give its id, e.g. esign templates set ${flags.name} 01JD7X4ZQ8G1N6RVS0Y2MBKT3E.`,
+    );
+  }
+  return typeof previous === 'string' ? previous.toUpperCase() : previous.id.toUpperCase();
+}
+
+/** `field=text`, split at the first '='. */
+function pairs(values: readonly string[], flag: string, problems: string[]): [string, string][] {
+  return values.flatMap((raw): [string, string][] => {
+    const at = raw.indexOf('=');
+    if (at > 0) return [[raw.slice(0, at), raw.slice(at + 1)]];
+    problems.push(`${flag} '${raw}': expected <field>=<text>, e.g. ${flag} start_date=2026-12-01.`);
+    return [];
+  });
+}
+
+/** The field flags as one change to the fields there were; `any` is false when none was given. */
+function fieldChanges(
+  flags: SetOptions,
+  problems: string[],
+): { any: boolean; apply: (fields: TemplateFields) => TemplateFields } {
+  const descriptions = pairs(flags.description, '--description', problems);
+  const examples = pairs(flags.example, '--example', problems);
+  const any =
+    flags.field.length +
+      flags.required.length +
+      descriptions.length +
+      examples.length +
+      flags.removeField.length >
+    0;
+  const apply = (fields: TemplateFields): TemplateFields => {
+    const set = (name: string, change: (field: TemplateFields[string]) => TemplateFields[string]) => {
+      fields[name] = change(Object.hasOwn(fields, name) ? { ...fields[name] } : {});
+    };
+    for (const name of flags.field) set(name, ({ required: _, ...rest }) => rest);
+    for (const name of flags.required) set(name, (field) => ({ ...field, required: true }));
+    for (const [name, text] of descriptions) set(name, (field) => ({ ...field, description: text }));
+    for (const [name, text] of examples) set(name, (field) => ({ ...field, example: text }));
+    for (const name of flags.removeField) delete fields[name];
+    return fields;
+  };
+  return { any, apply };
+}

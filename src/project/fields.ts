@@ -1,0 +1,154 @@
+// Merge data against a template's declared fields, decided once: a key that is not a field (with
+// "did you mean" when one is close) and a required field missing or empty. `envelope create`, its
+// dry run and the MCP server check one request (src/envelope/request.ts); the batch checks every
+// record and reports each unknown key or column once, and each missing field with its lines.
+// A template without declared fields (a plain id in the project file) is never checked.
+import { didYouMean } from '../text/suggest.js';
+import type { TemplateFields } from './template-entry.js';
+
+/** What is wrong with one request's merge data; both lists empty when nothing is. */
+export interface FieldCheck {
+  /** Keys that are not fields of the template. */
+  unknown: string[];
+  /** Required fields missing or empty (only white space counts as empty), in declared order. */
+  missing: string[];
+}
+
+/** Checks merge data against declared fields; undefined when no fields are declared. */
+export function checkMergeData(
+  fields: TemplateFields | undefined,
+  data: Readonly<Record<string, string>>,
+): FieldCheck | undefined {
+  if (fields === undefined) return undefined;
+  const names = Object.keys(fields);
+  const unknown = Object.keys(data).filter((key) => !Object.hasOwn(fields, key));
+  const missing = names.filter(
+    (name) => fields[name]?.required === true && !(Object.hasOwn(data, name) && data[name]?.trim() !== ''),
+  );
+  return { unknown, missing };
+}
+
+export const hasFieldProblems = (check: FieldCheck | undefined): check is FieldCheck =>
+  check !== undefined && (check.unknown.length > 0 || check.missing.length > 0);
+
+const quoted = (names: readonly string[]) => names.map((name) => `'${name}'`).join(', ');
+/** " Did you mean 'start_date'?" when a field is close to the key; computed only for a message. */
+const suggestion = (key: string, fields: TemplateFields) => didYouMean(key, Object.keys(fields));
+
+/** How a template is named in messages: its name in the project file, or its id. */
+export interface TemplateLabel {
+  label: string;
+  fields: TemplateFields;
+}
+
+function fieldList(fields: TemplateFields): string {
+  const names = Object.keys(fields);
+  return names.length === 0 ? 'it declares no fields' : `its fields: ${names.join(', ')}`;
+}
+
+/**
+ * One request's problems as sentences: each unknown key named (with "did you mean"), then every
+ * missing required field in one sentence. `what` says how a key was given ("merge field").
+ */
+export function describeFieldCheck(
+  check: FieldCheck,
+  template: TemplateLabel,
+  what = 'merge field',
+): string[] {
+  const problems = check.unknown.map(
+    (key) =>
+      `${what} '${key}' is not a field of template '${template.label}'.${suggestion(key, template.fields)} (${fieldList(template.fields)})`,
+  );
+  if (check.missing.length > 0) {
+    problems.push(
+      `${check.missing.length === 1 ? 'merge field' : 'merge fields'} ${quoted(check.missing)} ${check.missing.length === 1 ? 'is' : 'are'} required by template '${template.label}', and missing or empty${describeHelp(check.missing, template.fields)}`,
+    );
+  }
+  return problems;
+}
+
+/** ": company (Legal name of the employer), start_date (e.g. 2026-12-01)", when the file says more. */
+function describeHelp(missing: readonly string[], fields: TemplateFields): string {
+  const parts = missing.flatMap((name) => {
+    const field = fields[name];
+    const about = [field?.description, field?.example === undefined ? undefined : `e.g. ${field.example}`]
+      .filter((text) => text !== undefined && text !== '')
+      .join(', ');
+    return about === '' ? [] : [`${name}: ${about}`];
+  });
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+}
+
+/** How many lines a batch message lists before "and N more". */
+export const LISTED_LINES = 10;
+
+/**
+ * A batch's field problems, gathered over every record and told once each: an unknown key (a CSV
+ * column, or a JSON Lines key) once with the lines it was on, a missing required field once with
+ * the lines it was missing on. Keeps at most LISTED_LINES line numbers per problem, and counts.
+ */
+export class FieldProblems {
+  readonly #unknown = new Map<
+    string,
+    { key: string; what: string; template: TemplateLabel; lines: number[]; count: number }
+  >();
+  readonly #missing = new Map<
+    string,
+    { field: string; template: TemplateLabel; lines: number[]; count: number }
+  >();
+
+  /**
+   * Notes one record's check; `line` is its input line. `whatIs` says what a key was given as:
+   * "column" for a CSV file's own column, "merge field" for a key of --data, --set or merge_data.
+   */
+  add(line: number, check: FieldCheck, template: TemplateLabel, whatIs: (key: string) => string): void {
+    for (const found of check.unknown) {
+      const what = whatIs(found);
+      const key = `${template.label}\u0000${what}\u0000${found}`;
+      const entry = this.#unknown.get(key) ?? { key: found, what, template, lines: [], count: 0 };
+      noteLine(entry, line);
+      this.#unknown.set(key, entry);
+    }
+    for (const field of check.missing) {
+      const key = `${template.label}\u0000${field}`;
+      const entry = this.#missing.get(key) ?? { field, template, lines: [], count: 0 };
+      noteLine(entry, line);
+      this.#missing.set(key, entry);
+    }
+  }
+
+  get size(): number {
+    return this.#unknown.size + this.#missing.size;
+  }
+
+  /**
+   * The problems as sentences, unknown keys first, in the order they were first met. `total`: how
+   * many records there were, so that a problem on every one says so instead of listing lines.
+   */
+  describe(total?: number): string[] {
+    const linesOf = (entry: { lines: number[]; count: number }) => linesText(entry, total);
+    const problems: string[] = [];
+    for (const entry of this.#unknown.values()) {
+      problems.push(
+        `${entry.what} '${entry.key}' is not a field of template '${entry.template.label}'.${suggestion(entry.key, entry.template.fields)} (${fieldList(entry.template.fields)}; ${linesOf(entry)})`,
+      );
+    }
+    for (const entry of this.#missing.values()) {
+      problems.push(
+        `merge field '${entry.field}' is required by template '${entry.template.label}', and missing or empty on ${linesOf(entry)}${describeHelp([entry.field], entry.template.fields)}`,
+      );
+    }
+    return problems;
+  }
+}
+
+function noteLine(entry: { lines: number[]; count: number }, line: number): void {
+  entry.count++;
+  if (entry.lines.length < LISTED_LINES) entry.lines.push(line);
+}
+
+function linesText(entry: { lines: number[]; count: number }, total: number | undefined): string {
+  if (entry.count === total && total > 1) return `all ${total} records`;
+  const more = entry.count - entry.lines.length;
+  return `${entry.count === 1 ? 'line' : 'lines'} ${entry.lines.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}

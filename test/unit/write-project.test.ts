@@ -1,0 +1,62 @@
+// Writing the project file: one template entry changed in place (every other byte kept: byte-order
+// mark, CRLF, tabs, key order), and the atomic write (permissions kept, no replacing with exclusive).
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseProjectFile } from '../../src/project/project-file.js';
+import { updatedEntry, withTemplateEntry, writeFileAtomic } from '../../src/project/write-project.js';
+
+const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+const NDA = '01JD7X5B3M9T8W2HQ4K6N0PRSA';
+
+describe('withTemplateEntry', () => {
+  it('keeps a byte-order mark, CRLF line ends, tab indentation and the other keys as they were', () => {
+    const text = `\ufeff{\r\n\t"profile": "sandbox",\r\n\t"templates": {\r\n\t\t"nda": "${NDA}"\r\n\t},\r\n\t"defaults": {"rate": "10/s"}\r\n}\r\n`;
+    const after = withTemplateEntry(text, 'nda', { id: NDA, fields: { counterparty: { required: true } } });
+    expect(after).toBe(
+      `\ufeff{\r\n\t"profile": "sandbox",\r\n\t"templates": {\r\n\t\t"nda": {\r\n\t\t\t"id": "${NDA}",\r\n\t\t\t"fields": {\r\n\t\t\t\t"counterparty": {\r\n\t\t\t\t\t"required": true\r\n\t\t\t\t}\r\n\t\t\t}\r\n\t\t}\r\n\t},\r\n\t"defaults": {"rate": "10/s"}\r\n}\r\n`,
+    );
+    expect(parseProjectFile(after, 'p').templates?.nda).toEqual({
+      id: NDA,
+      fields: { counterparty: { required: true } },
+    });
+  });
+
+  it('adds a profile section when there is none, and a trailing newline to a file without one', () => {
+    const after = withTemplateEntry(`{"templates": {"nda": "${NDA}"}}`, 'offer', OFFER, 'production');
+    expect(after.endsWith('\n')).toBe(true);
+    expect(JSON.parse(after)).toEqual({
+      templates: { nda: NDA },
+      profiles: { production: { templates: { offer: OFFER } } },
+    });
+  });
+});
+
+describe('updatedEntry', () => {
+  it('a plain id stays plain without field changes; fields are kept when only the id changes', () => {
+    expect(updatedEntry(NDA, OFFER, (f) => f, false)).toBe(OFFER);
+    expect(updatedEntry({ id: NDA, fields: { a: {} } }, OFFER, (f) => f, false)).toEqual({
+      id: OFFER,
+      fields: { a: {} },
+    });
+    expect(
+      updatedEntry({ id: NDA, fields: { a: {} } }, NDA, (f) => ({ ...f, b: { required: true } }), true),
+    ).toEqual({ id: NDA, fields: { a: {}, b: { required: true } } });
+  });
+});
+
+describe('writeFileAtomic', () => {
+  it('replaces a file keeping its permissions, leaves no temporary file, and never replaces one when exclusive', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-write-'));
+    const path = join(dir, '.esign.json');
+    writeFileSync(path, '{}\n');
+    chmodSync(path, 0o640);
+    writeFileAtomic(path, '{"templates": {}}\n');
+    expect(readFileSync(path, 'utf8')).toBe('{"templates": {}}\n');
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    expect(() => writeFileAtomic(path, 'other\n', true)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(readFileSync(path, 'utf8')).toBe('{"templates": {}}\n');
+    expect(readdirSync(dir)).toEqual(['.esign.json']);
+  });
+});
