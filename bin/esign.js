@@ -20,8 +20,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
 } else {
   if (builtInVersion === undefined) module.enableCompileCache?.(compileCacheDir(process.env));
   useBaselineWasmCompilerForRequests();
-  const { main } = await import('../dist/main.js');
-  await main();
+  // No top-level await: the executable's script is CommonJS (the form Node starts fastest there).
+  import('../dist/main.js').then(({ main }) => main());
 }
 
 function packageVersion() {
