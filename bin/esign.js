@@ -53,15 +53,13 @@ function compileCacheDir(env) {
  * The flag is set when the transport announces its first request (src/transport/http-client.ts,
  * FIRST_REQUEST_CHANNEL), not here and now: changing a V8 flag makes every Node built-in loaded
  * after it miss Node's code cache and compile from source (crypto, net, tls, http… for a create;
- * tens of milliseconds). By the first request they are all loaded except `perf_hooks`, which Node
- * loads lazily on the first read of `performance`: read it before the flag changes, or a create
- * compiles nine of its modules from source.
+ * tens of milliseconds), and by the first request they are all loaded, `performance` included (the
+ * transport reads it before it announces the request).
  */
 function useBaselineWasmCompilerForRequests() {
   const channels = process.getBuiltinModule('node:diagnostics_channel');
   const onFirstRequest = () => {
     channels.unsubscribe('esign:transport:first-request', onFirstRequest);
-    performance.now();
     process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
   };
   channels.subscribe('esign:transport:first-request', onFirstRequest);
