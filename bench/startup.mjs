@@ -66,7 +66,7 @@ export async function startupBench() {
   const results = {};
   try {
     for (const node of benchNodes()) results[node] = await nodeLine(node, env, floorEnv);
-    const binary = await binaryRows(env);
+    const binary = await binaryRows(env, floorEnv);
     if (binary) results.binary = binary;
   } finally {
     server.close();
@@ -102,7 +102,7 @@ async function nodeLine(node, env, floorEnv) {
 }
 
 /** The executable for this machine, against the npm install on the Node it was built from. */
-async function binaryRows(env) {
+async function binaryRows(env, floorEnv) {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const target = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
   const binary = join(
@@ -127,6 +127,8 @@ async function binaryRows(env) {
     'executable --help': [binary, ['--help'], {}],
     'npm install create': [node, [BIN, ...CREATE, '-q'], {}],
     'executable create': [binary, [...CREATE, '-q'], {}],
+    'POST script, CommonJS': [node, [FLOOR_CJS], floorEnv],
+    'POST script, ES module': [node, [FLOOR_ESM], floorEnv],
   };
   const times = await interleaved(cases, env);
   printTable(`the executable (Node v${NODE_VERSION}) against the npm install on the same Node`, times, [
@@ -134,6 +136,8 @@ async function binaryRows(env) {
     ['executable --help', 'npm install --help', null],
     ['executable --help', 'node -e 0', 1.3],
     ['executable create', 'npm install create', null],
+    ['executable create', 'POST script, ES module', 1.2],
+    ['executable create', 'POST script, CommonJS', 1.7],
   ]);
   return times;
 }
