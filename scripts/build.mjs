@@ -1,23 +1,25 @@
 // Builds one ESM bundle in dist/: the entry holds commander and the command table; every command
 // (and each heavy library it needs) lands in a chunk that is loaded only when that command runs.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+// (The single executable is built by scripts/build-binary.mjs, from the same sources, unsplit.)
+import { existsSync, rmSync } from 'node:fs';
 
-// `npm install -g .` runs `prepare` without the dev dependencies: then a bundle built by `npm ci`
-// is used as it is.
+// `npm install -g .` and the packed tarball have no dev dependencies, so nothing to build with:
+// the bundle built by `npm ci` (or shipped in the tarball) is used as it is.
 const esbuild = await import('esbuild').catch(() => undefined);
 if (!esbuild) {
   if (existsSync(new URL('../dist/main.js', import.meta.url))) process.exit(0);
   console.error('esbuild is not installed: run `npm ci` first, then build (or install) again.');
   process.exit(1);
 }
-const { build } = esbuild;
+const { requireBanner, sharedBundleOptions } = await import('./bundle-options.mjs');
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 // The MCP server (`esign mcp`) is a bundle of its own, with its own copy of zod: in the split build
 // the SDK's zod would share zod's core with esign's, and that shared chunk, loaded by every command,
-// would grow by a fifth. The main build leaves the module out and imports the bundle instead.
+// would grow by a fifth. The main build leaves the module out and imports the bundle instead. (The
+// single executable has one script and no files beside it: scripts/build-binary.mjs bundles the
+// server inline.)
 const MCP_SERVER = /\/mcp\/server\.js$/;
 const mcpServerApart = {
   name: 'mcp-server-apart',
@@ -26,34 +28,21 @@ const mcpServerApart = {
   },
 };
 
-const common = {
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
-  sourcemap: false,
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  // Some dependencies are CommonJS and call require() for Node built-ins.
-  banner: {
-    js: "import{createRequire as __esignRequire}from'node:module';const require=__esignRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-};
-
-await build({
-  ...common,
+await esbuild.build({
+  ...sharedBundleOptions,
   entryPoints: { 'mcp-server': 'src/mcp/server.ts' },
   outdir: 'dist',
+  target: 'node20.19',
+  banner: requireBanner('import.meta.url'),
 });
 
-await build({
-  ...common,
+await esbuild.build({
+  ...sharedBundleOptions,
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
   splitting: true,
+  target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
-  define: { __ESIGN_VERSION__: JSON.stringify(pkg.version) },
+  banner: requireBanner('import.meta.url'),
   plugins: [mcpServerApart],
 });

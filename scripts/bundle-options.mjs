@@ -1,0 +1,24 @@
+// The esbuild options both builds share: dist/ for the npm install (scripts/build.mjs) and the one
+// script inside the single executable (scripts/build-binary.mjs).
+import { readFileSync } from 'node:fs';
+
+export const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+export const sharedBundleOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  sourcemap: false,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  define: { __ESIGN_VERSION__: JSON.stringify(packageJson.version) },
+  logLevel: 'warning',
+};
+
+/** Some dependencies are CommonJS and call require() for Node built-ins: give the bundle one. */
+export function requireBanner(requireFrom) {
+  return {
+    js: `import{createRequire as __esignRequire}from'node:module';const require=__esignRequire(${requireFrom});`,
+  };
+}
