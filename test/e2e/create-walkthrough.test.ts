@@ -18,7 +18,20 @@ beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), 'esign-walk-'));
   writeFileSync(
     join(project, '.esign.json'),
-    JSON.stringify({ templates: { 'offer-letter': ACME_OFFER, nda: '01JD7X5B3M9T8W2HQ4K6N0PRSA' } }),
+    JSON.stringify({
+      templates: {
+        'offer-letter': ACME_OFFER,
+        nda: '01JD7X5B3M9T8W2HQ4K6N0PRSA',
+        'offer-checked': {
+          id: ACME_OFFER,
+          fields: {
+            company: { required: true, description: 'Legal name of the employer' },
+            start_date: { required: true, description: 'First day', example: '2026-12-01' },
+            salary: {},
+          },
+        },
+      },
+    }),
   );
 });
 afterAll(() => sandbox.close());
@@ -85,6 +98,30 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     }
   });
 
+  it('asks for each required field not given, with its description and example, and sends them', async () => {
+    const terminal = walk(
+      'esign-walk-fields',
+      '--template offer-checked --name Ada --email ada@example.com --set company=Acme --yes',
+    );
+    try {
+      const asked = await terminal.waitFor(/start_date/);
+      expect(asked).toContain('start_date (First day)');
+      expect(asked).toContain('2026-12-01');
+      expect(terminal.screens.join('\n')).not.toContain('Legal name of the employer');
+      terminal.typeLine('2027-01-04');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('exit=0');
+      const sent = await creates();
+      expect(sent).toHaveLength(1);
+      expect(JSON.parse(String(sent[0]?.body)).merge_data).toEqual({
+        company: 'Acme',
+        start_date: '2027-01-04',
+      });
+    } finally {
+      terminal.close();
+    }
+  });
+
   it('answering No sends nothing: exit 2', async () => {
     const terminal = walk('esign-walk-no', '--template offer-letter --name Ada');
     try {
@@ -121,6 +158,11 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     ['name', '--template offer-letter --email ada@example.com', /full name/],
     ['email', '--template offer-letter --name Ada', /email/],
     ['confirmation', '--template offer-letter --email ada@example.com', /Send it\?/],
+    [
+      'required field',
+      '--template offer-checked --name Ada --email ada@example.com --set company=Acme',
+      /start_date/,
+    ],
   ];
   for (const [prompt, args, shown] of prompts) {
     it.concurrent(`Ctrl-C at the ${prompt} prompt: exit 130, nothing sent`, async () => {

@@ -12,6 +12,7 @@ import { connect, loadSettings } from '../../config/connect.js';
 import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { buildCreateRequest, type InputNames } from '../../envelope/create-request.js';
+import type { AskedField } from '../../envelope/interactive.js';
 import {
   FIELD_NAMES,
   type Problems,
@@ -23,7 +24,8 @@ import { ExitCode, OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { drawable, themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
-import { templateNamesFor } from '../../project/templates.js';
+import { checkMergeData } from '../../project/fields.js';
+import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
 import { escapeControl } from '../../text/terminal-text.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
 
@@ -61,9 +63,9 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   // The settings first: the profile chooses which template names of the project file are in force.
   const settings = loadSettings(given, ctx);
-  const walkThrough = wantsWalkThrough(given, ctx);
-  const flags = walkThrough ? await askForMissing(given, settings, ctx) : given;
-  const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
+  const fromFiles = await readMergeDataFiles(given.data, ctx, problems);
+  const walkThrough = problems.length === 0 && wantsWalkThrough(given, settings, fromFiles, ctx);
+  const flags = walkThrough ? await askForMissing(given, settings, fromFiles, ctx) : given;
   const fromSet = parseSetFlags(flags.set, problems);
   const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
   const request = buildCreateRequest(
@@ -114,19 +116,58 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   return ExitCode.ok;
 }
 
-/** A person at a terminal who left out the template, the name or the email is asked for them. */
-function wantsWalkThrough(flags: CreateOptions, ctx: Context): boolean {
-  const missing = flags.template === undefined || flags.name === undefined || flags.email === undefined;
-  return missing && promptsAllowed({ ...flags, noInput: flags.input === false }, ctx);
+/**
+ * A person at a terminal who left out the template, the name, the email or a field the template
+ * requires is asked for them.
+ */
+function wantsWalkThrough(
+  flags: CreateOptions,
+  settings: Settings,
+  fromFiles: Readonly<Record<string, string>>,
+  ctx: Context,
+): boolean {
+  if (!promptsAllowed({ ...flags, noInput: flags.input === false }, ctx)) return false;
+  if (flags.template === undefined || flags.name === undefined || flags.email === undefined) return true;
+  return requiredFieldsToAsk(flags.template, flags.set, fromFiles, settings).length > 0;
 }
 
-async function askForMissing(flags: CreateOptions, settings: Settings, ctx: Context): Promise<CreateOptions> {
+/**
+ * The fields `template` requires that the merge data does not give, with what the project file says
+ * of them. The template's fields and which are missing are decided where every check decides them
+ * (project/templates.ts, project/fields.ts).
+ */
+function requiredFieldsToAsk(
+  template: string,
+  set: readonly string[],
+  fromFiles: Readonly<Record<string, string>>,
+  settings: Settings,
+): AskedField[] {
+  const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
+  const resolved = resolveTemplate(template, names, '--template');
+  if (!('id' in resolved) || resolved.fields === undefined) return [];
+  const fields = resolved.fields;
+  // A malformed --set is reported after the questions, with every other problem.
+  const given = { ...fromFiles, ...parseSetFlags([...set], []) };
+  const missing = checkMergeData(fields, given)?.missing ?? [];
+  return missing.map((name) => ({
+    name,
+    description: fields[name]?.description,
+    example: fields[name]?.example,
+  }));
+}
+
+async function askForMissing(
+  flags: CreateOptions,
+  settings: Settings,
+  fromFiles: Readonly<Record<string, string>>,
+  ctx: Context,
+): Promise<CreateOptions> {
   const walk = await import('../../envelope/interactive.js');
   const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
   const answers = await walk.askForMissing(
     { template: flags.template, name: flags.name, email: flags.email, set: flags.set },
     names.names,
-    () => [],
+    (template) => requiredFieldsToAsk(template, flags.set, fromFiles, settings),
     walk.streamsOf(ctx),
   );
   return { ...flags, ...answers };
