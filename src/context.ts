@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { InterruptedError } from './errors.js';
 import type { TerminalDecision } from './io/terminal.js';
 import { redact } from './text/redact.js';
+import { CommandGuard } from './text/runner-commands.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -21,6 +22,17 @@ export interface OutputStream {
   failure?(): NodeJS.ErrnoException | undefined;
   /** Calls `listener` once, the first time the stream fails. */
   onFailure?(listener: (error: NodeJS.ErrnoException) => void): void;
+  /**
+   * Resolves once everything written so far has left the process or failed to (then `failure()`
+   * says why): a closed pipe or a full disk is known only after the write.
+   */
+  flushed?(): Promise<void>;
+  /**
+   * Writes esign's own workflow commands (`::add-mask::`, `::error`), whole lines: on a stream the
+   * CI runner reads, everything else is kept from acting as one (src/text/runner-commands.ts).
+   * Write them through `writeCommands` (src/ci/github-actions.ts), which falls back to `write`.
+   */
+  command?(lines: string): unknown;
 }
 
 type NodeOutput = OutputStream & {
@@ -72,14 +84,48 @@ export interface Context {
   readonly secondInterrupt: { readonly signal: AbortSignal; claim(): void };
   /** Registers a value that must never reach stdout or stderr (the token); it is masked if it does. */
   addSecret(value: string): void;
+  /**
+   * `text` with every registered secret masked (src/text/redact.ts): for what esign writes to a
+   * file (results, the runner's step outputs and job summary, lists of lost envelopes), and for
+   * text that is escaped on its way out, before it is escaped.
+   */
+  redact(text: string): string;
 }
 
 export { redact } from './text/redact.js';
 
 /** Wraps a stream so that no registered secret can be written through it. */
 export function redactingStream(stream: OutputStream, secrets: ReadonlySet<string>): OutputStream {
+  const clean = (chunk: string) => (secrets.size === 0 ? chunk : redact(chunk, secrets));
+  // Object.assign keeps the getters (isTTY, columns) live; a spread would copy their values.
+  return Object.assign(passThrough(stream), {
+    write: (chunk: string) => stream.write(clean(chunk)),
+    command: (lines: string) => (stream.command ? stream.command(clean(lines)) : stream.write(clean(lines))),
+  });
+}
+
+/**
+ * Wraps a stream the CI runner reads so that no text written through it can act as a workflow
+ * command (a line-leading `::` after white space, and with `anywhere` also `##[`), whether or not
+ * esign believes it runs under CI: the runner reads the streams all the same, and the cost is one
+ * scan of text that holds a `:`, `#` or `[`. `command` writes esign's own commands as they are,
+ * each starting a line.
+ */
+export function commandSafeStream(stream: OutputStream, options: { anywhere: boolean }): OutputStream {
+  const guard = new CommandGuard(options);
+  return Object.assign(passThrough(stream), {
+    write: (chunk: string) => stream.write(guard.inert(chunk)),
+    command: (lines: string) => {
+      const text = guard.atLineStart ? lines : `\n${lines}`;
+      guard.written(text);
+      return stream.write(text);
+    },
+  });
+}
+
+/** The parts of a wrapper that only ask the stream it wraps. */
+function passThrough(stream: OutputStream): Omit<OutputStream, 'write'> {
   return {
-    write: (chunk: string) => stream.write(secrets.size === 0 ? chunk : redact(chunk, secrets)),
     get isTTY() {
       return stream.isTTY;
     },
@@ -95,6 +141,7 @@ export function redactingStream(stream: OutputStream, secrets: ReadonlySet<strin
     },
     failure: () => stream.failure?.(),
     onFailure: (listener) => stream.onFailure?.(listener),
+    flushed: () => stream.flushed?.() ?? Promise.resolve(),
   };
 }
 
@@ -130,6 +177,14 @@ export function failureTracking(stream: NodeJS.WriteStream): OutputStream {
       if (failure) listener(failure);
       else listeners.push(listener);
     },
+    // A write's error reaches the 'error' listener a tick after the stream is destroyed: wait a
+    // turn of the event loop after the write is done, so that `failure()` knows.
+    flushed: () =>
+      new Promise<void>((resolve) => {
+        const settle = () => setImmediate(resolve);
+        if (stream.destroyed || stream.writableEnded) settle();
+        else stream.write('', settle);
+      }),
   };
 }
 

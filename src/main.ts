@@ -3,8 +3,16 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
-import { errorAnnotation, githubActionsEnabled } from './ci/github-actions.js';
-import { type Context, cachedStdin, failureTracking, type OutputStream, redactingStream } from './context.js';
+import { errorAnnotation, githubActionsEnabled, writeCommands } from './ci/github-actions.js';
+import {
+  type Context,
+  cachedStdin,
+  commandSafeStream,
+  failureTracking,
+  type OutputStream,
+  redact,
+  redactingStream,
+} from './context.js';
 import {
   CliError,
   ExitCode,
@@ -101,9 +109,12 @@ class HeldNotes implements OutputStream {
   #text = '';
   readonly isTTY = false;
   constructor(readonly target: OutputStream) {}
+  /** Workflow commands (`::add-mask::`) are for the CI runner, not notes: they go out at once. */
+  command(lines: string): unknown {
+    return this.target.command ? this.target.command(lines) : this.target.write(lines);
+  }
   write(chunk: string): boolean {
-    // Workflow commands (`::add-mask::`) are for the CI runner, not notes: they go out at once.
-    if (chunk.startsWith('::')) return this.target.write(chunk) !== false;
+    if (chunk.startsWith('::')) return this.command(chunk) !== false;
     this.#text += chunk;
     return true;
   }
@@ -181,10 +192,12 @@ function writeAnnotation(error: unknown, ctx: Context, ciOutput: string | undefi
   const details = known ? error.details.slice(0, ANNOTATED_DETAILS) : [];
   const more = known && error.details.length > details.length ? ['…'] : [];
   const shown = [...details, ...more].map((detail) => `\n${detail}`).join('');
-  ctx.stderr.write(
+  // Redacted before it is escaped: `%` escaped as `%25` would hide a URL-encoded token.
+  writeCommands(
+    ctx.stderr,
     errorAnnotation(
       `esign: ${known ? error.code : 'internal'} (exit ${known ? error.exitCode : ExitCode.internal})`,
-      `${messageOf(error)}${shown}${hint}`,
+      ctx.redact(`${messageOf(error)}${shown}${hint}`),
     ),
   );
 }
@@ -204,8 +217,16 @@ export function createProcessContext(
 ): Context {
   const secrets = new Set<string>();
   const stdin = process.stdin as ReadStream;
-  const redactedStderr = redactingStream(failureTracking(process.stderr), secrets);
-  const stdout = redactingStream(failureTracking(process.stdout), secrets);
+  // Redaction first, then the guard that keeps text from acting as a CI runner's workflow command
+  // (on stdout only a line-leading `::`, which no JSON, URL or results line can hold).
+  const redactedStderr = redactingStream(
+    commandSafeStream(failureTracking(process.stderr), { anywhere: true }),
+    secrets,
+  );
+  const stdout = redactingStream(
+    commandSafeStream(failureTracking(process.stdout), { anywhere: false }),
+    secrets,
+  );
   const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
   // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
   const stderr = drawableStream(redactedStderr, terminal);
@@ -234,6 +255,7 @@ export function createProcessContext(
     addSecret: (value) => {
       if (value) secrets.add(value);
     },
+    redact: (text) => redact(text, secrets),
   };
 }
 

@@ -1,7 +1,8 @@
 // GitHub Actions, recognised: step outputs in $GITHUB_OUTPUT, `::add-mask::` for bearer links, and
 // `::error` annotations. The formats follow the runner's own source (actions/runner):
 // - workflow commands are read from both stdout and stderr (Handlers/ScriptHandler.cs hands each
-//   stream to an OutputManager), so they go to stderr here and stdout stays pure data;
+//   stream to an OutputManager), so they go to stderr here and stdout stays pure data; they go out
+//   through writeCommands, as every other text on both streams is kept from acting as one;
 // - command data escapes % \r \n, properties also : and , (Runner.Common/ActionCommand.cs);
 // - $GITHUB_OUTPUT takes `name=value` lines, or `name<<DELIMITER` … `DELIMITER` for values with line
 //   breaks (FileCommandManager.cs, EnvFileKeyValuePairs).
@@ -85,10 +86,23 @@ export function appendRunnerFile(path: string, text: string): void {
   appendFileSync(path, text, { encoding: 'utf8' });
 }
 
-/** Writes the mask for each value to `stderr`, before anything that holds one is printed. */
+/**
+ * Writes workflow commands (whole lines) as esign's own: the stream keeps every other text from
+ * acting as one (src/text/runner-commands.ts), so a command written with `write` is made inert.
+ */
+export function writeCommands(stream: OutputStream, lines: string): void {
+  if (stream.command) stream.command(lines);
+  else stream.write(lines);
+}
+
+/**
+ * Writes the mask for each value to `stderr`, before anything that holds one is printed. A value
+ * is masked as it is written elsewhere: redacted already (the stream's redaction would come after
+ * the escaping here).
+ */
 export function maskValues(stderr: OutputStream, values: readonly string[]): void {
   const lines = values.filter((value) => value.trim() !== '').map(maskCommand);
-  if (lines.length > 0) stderr.write(lines.join(''));
+  if (lines.length > 0) writeCommands(stderr, lines.join(''));
 }
 
 /**

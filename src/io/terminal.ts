@@ -143,5 +143,8 @@ export function drawableStream(
     drained: () => stream.drained?.(),
     failure: () => stream.failure?.(),
     onFailure: (listener) => stream.onFailure?.(listener),
+    flushed: () => stream.flushed?.() ?? Promise.resolve(),
+    // Workflow commands as they are: a mask names exactly the value written elsewhere.
+    command: (lines: string) => (stream.command ? stream.command(lines) : stream.write(lines)),
   };
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { type Context, cachedStdin, type Env } from '../../src/context.js';
+import { type Context, cachedStdin, type Env, redact } from '../../src/context.js';
 import { decideTerminal } from '../../src/io/terminal.js';
 import { run } from '../../src/main.js';
 
@@ -69,6 +69,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const prompts: string[] = [];
   const stdinText = options.stdin ?? '';
   const env: Env = { ESIGN_CONFIG_DIR: configDir, ...options.env };
+  const secrets = new Set<string>();
   return {
     out,
     err,
@@ -100,7 +101,11 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     },
     signal: options.signal ?? new AbortController().signal,
     secondInterrupt: { signal: options.secondSignal ?? new AbortController().signal, claim: () => {} },
-    addSecret: () => {},
+    // Files are redacted by the code itself (through ctx.redact), so that is real here.
+    addSecret: (value) => {
+      if (value) secrets.add(value);
+    },
+    redact: (text) => redact(text, secrets),
   };
 }
 
