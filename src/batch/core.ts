@@ -14,14 +14,15 @@ import {
   publishBatchReport,
   publishInvalidInput,
 } from '../ci/batch-summary.js';
-import { githubActionsEnabled, maskValues } from '../ci/github-actions.js';
+import { githubActionsEnabled, maskValues, writeCommands } from '../ci/github-actions.js';
 import { connect, loadSettings } from '../config/connect.js';
 import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
+import { createdEnvelopeText } from '../envelope/created.js';
 import { ExitCode, InputError, InterruptedError, OutputFailedError, UsageError } from '../errors.js';
 import { promptsAllowed } from '../io/interaction.js';
 import type { GlobalOptions } from '../options.js';
-import { redact } from '../text/redact.js';
+import { redact, redactStrings } from '../text/redact.js';
 import { parseRate, RATE_EXPECTED, type Rate, secondsText } from '../text/units.js';
 import type { BatchDefaults, InputFormat } from './build-request.js';
 import { DurableAppender } from './durable-file.js';
@@ -420,7 +421,7 @@ function reportRun(
   if (actions) publishForActions(report, outcome, ctx, isRunError);
 
   if (outputError) {
-    const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls) : undefined;
+    const mask = actions ? (urls: string[]) => maskValues(ctx.stderr, urls.map(ctx.redact)) : undefined;
     throw outputFailed(sentTo, outputError, output, outcome.unwritten, secrets, mask);
   }
   if (outcome.stoppedBy) {
@@ -485,10 +486,16 @@ function publishForActions(
   ctx: Context,
   isRunError: (group: FailureGroup) => boolean,
 ): void {
-  // One annotation per error (the run's own error, a 401, is annotated where it is reported).
-  ctx.stderr.write(batchAnnotations(report, isRunError));
+  // One annotation per error (the run's own error, a 401, is annotated where it is reported),
+  // redacted before it is escaped, and written as esign's own workflow commands.
+  const shown = redactStrings(report, ctx.redact);
+  const original = (group: FailureGroup) => report.groups[shown.groups.indexOf(group)] as FailureGroup;
+  writeCommands(
+    ctx.stderr,
+    batchAnnotations(shown, (group) => isRunError(original(group))),
+  );
   try {
-    publishBatchReport(report, ctx.env);
+    publishBatchReport(report, ctx.env, ctx.redact);
   } catch (error) {
     const clean =
       !outcome.outputError &&
@@ -636,7 +643,7 @@ function outputFailed(
       const result = parsed.value;
       if (result.ok) urls.push(result.signing_url);
       return result.ok
-        ? `line ${result.line}: envelope ${result.envelope_id}, signing URL ${result.signing_url}`
+        ? `line ${result.line}: ${createdEnvelopeText(result)}`
         : `line ${result.line}: outcome unknown (the envelope may exist)`;
     });
     let file: string | undefined;

@@ -6,6 +6,7 @@ import { SAME_FAILURE_STOP_AFTER } from '../batch/policy.js';
 import { type BatchReport, groupLinesText, type ReportedRecord } from '../batch/report.js';
 import type { Env, OutputStream } from '../context.js';
 import { OutputFailedError } from '../errors.js';
+import { redactStrings } from '../text/redact.js';
 import { secondsText } from '../text/units.js';
 import {
   appendRunnerFile,
@@ -236,7 +237,15 @@ export function publishInvalidInput(input: InvalidInput, env: Env): void {
  * $GITHUB_STEP_SUMMARY and the outputs to $GITHUB_OUTPUT, each when the runner names its file.
  * A file that cannot be written is an OutputFailedError naming it (the envelopes exist already).
  */
-export function publishBatchReport(report: BatchReport, env: Env): void {
+export function publishBatchReport(
+  raw: BatchReport,
+  env: Env,
+  /** The run's redaction (Context.redact): applied to the report before anything is escaped. */
+  redactText: (text: string) => string,
+): void {
+  // Markdown escaping (`tok\_live\_…`) would hide the token from any later redaction and from
+  // the runner's own masker: every string of the report is redacted first.
+  const report = redactStrings(raw, redactText);
   const files = githubFiles(env);
   const append = (path: string | undefined, name: string, text: string) => {
     if (!path) return;

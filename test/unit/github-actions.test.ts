@@ -232,14 +232,14 @@ describe('publishing a batch report to the runner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'esign-publish-'));
     const env = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
     writeFileSync(env.GITHUB_OUTPUT, 'earlier=1\n');
-    publishBatchReport(report(), env);
+    publishBatchReport(report(), env, (text) => text);
     expect(readFileSync(env.GITHUB_OUTPUT, 'utf8')).toBe(
       'earlier=1\ncreated=990\nfailed=7\nunknown=1\nresults_file=results.jsonl\n',
     );
     expect(readFileSync(env.GITHUB_STEP_SUMMARY, 'utf8')).toBe(batchSummaryMarkdown(report()));
-    expect(() => publishBatchReport(report(), { GITHUB_OUTPUT: join(dir, 'no', 'such') })).toThrow(
-      /Could not write to \$GITHUB_OUTPUT/,
-    );
+    expect(() =>
+      publishBatchReport(report(), { GITHUB_OUTPUT: join(dir, 'no', 'such') }, (text) => text),
+    ).toThrow(/Could not write to \$GITHUB_OUTPUT/);
   });
 });
 

@@ -12,6 +12,7 @@ import { connect, loadSettings } from '../../config/connect.js';
 import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { buildCreateRequest, type InputNames } from '../../envelope/create-request.js';
+import { createdButNotWritten } from '../../envelope/created.js';
 import type { AskedField } from '../../envelope/interactive.js';
 import {
   FIELD_NAMES,
@@ -20,12 +21,13 @@ import {
   parseSetFlags,
   readMergeDataFiles,
 } from '../../envelope/request.js';
-import { ExitCode, OutputFailedError, UsageError } from '../../errors.js';
+import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { drawable, themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
 import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import { redactStrings } from '../../text/redact.js';
 import { escapeControl } from '../../text/terminal-text.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
 
@@ -94,26 +96,55 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const { createEnvelope } = await import('../../envelope/send.js');
   const { startSpinner } = await import('../../io/spinner.js');
   const spinner = flags.json || flags.quiet ? { stop() {} } : await startSpinner(ctx, 'Creating envelope…');
-  let envelope: Envelope;
+  let created: Envelope;
   try {
-    envelope = await createEnvelope(client, request, ctx);
+    created = await createEnvelope(client, request, ctx);
   } finally {
     spinner.stop();
     await client.close();
   }
+  // Redacted once, before anything is escaped or written: stdout, the step outputs, the mask and a
+  // failure's report all hold the same values (a signing URL that carries the token holds
+  // [redacted] everywhere, and its mask names exactly that).
+  const envelope = redactStrings(created, ctx.redact);
+  await deliver(envelope, flags, ctx);
+  return ExitCode.ok;
+}
 
+/**
+ * The envelope to stdout and, in GitHub Actions, to the step outputs. Either may fail (a closed
+ * pipe, a full disk): the envelope exists all the same, so the failure names it on stderr.
+ */
+async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): Promise<void> {
   const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
   // The URL is a bearer link: its mask reaches the runner before any line that holds it.
   if (actions) maskValues(ctx.stderr, [envelope.signing_url]);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(envelope)}\n`);
   else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
   else ctx.stdout.write(renderEnvelope(envelope, ctx));
-  if (actions) writeStepOutputs(envelope, ctx);
+  let outputsFailed: OutputFailedError | undefined;
+  try {
+    if (actions) writeStepOutputs(envelope, ctx);
+  } catch (error) {
+    outputsFailed = error as OutputFailedError;
+  }
   if (flags.qr || flags.open) {
     const { showLink } = await import('../../envelope/show-link.js');
     await showLink(envelope.signing_url, { qr: flags.qr, open: flags.open, actions }, ctx);
   }
-  return ExitCode.ok;
+  // A closed pipe or a full disk is known only once the write is done.
+  await ctx.stdout.flushed?.();
+  const failure = ctx.stdout.failure?.();
+  if (failure) {
+    throw createdButNotWritten(
+      failure,
+      'standard output',
+      envelope,
+      'its id and signing URL never reached standard output, and are above',
+      outputsFailed ? [`${outputsFailed.message} (the step outputs are missing too)`] : [],
+    );
+  }
+  if (outputsFailed) throw outputsFailed;
 }
 
 /**
@@ -204,9 +235,12 @@ function writeStepOutputs(envelope: Envelope, ctx: Context): void {
       }),
     );
   } catch (error) {
-    throw new OutputFailedError(error as NodeJS.ErrnoException, `$GITHUB_OUTPUT (${output})`, {
-      hint: `The envelope was created (${envelope.envelope_id}); only the step outputs are missing. Do not create it again.`,
-    });
+    throw createdButNotWritten(
+      error as NodeJS.ErrnoException,
+      `$GITHUB_OUTPUT (${output})`,
+      envelope,
+      'only the step outputs are missing',
+    );
   }
 }
 
