@@ -76,5 +76,10 @@ describe('the runner files hold no token, and a mask names exactly what is writt
     expect(leaked(readFileSync(results, 'utf8'), TOKEN)).toEqual([]);
     expect(leaked(readFileSync(files.GITHUB_OUTPUT, 'utf8'), TOKEN)).toEqual([]);
     expect(leaked(result.stderr, TOKEN)).toEqual([]);
+    // The batch's own annotation reaches the runner as a command (not made inert), redacted.
+    const annotation = result.stderr
+      .split('\n')
+      .find((line) => line.startsWith('::error title=esign%3A 2 records failed'));
+    expect(annotation).toContain('token [redacted]');
   });
 });
