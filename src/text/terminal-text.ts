@@ -5,8 +5,9 @@
 // C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidi embeddings,
 // overrides and isolates. Also `##[`: a CI runner (GitHub Actions) takes `##[command]` anywhere in a
 // log line as a workflow command, so server text could otherwise stop masking (`##[stop-commands]`);
-// its second `#` is written as `\x23`. (`::command::` counts only at the start of a line, which
-// server text never reaches: line breaks are escaped.)
+// its second `#` is written as `\x23`. (`::command::` counts at the start of a line after white
+// space, which server text reaches in an indented detail line: the process streams neutralise
+// that, src/text/runner-commands.ts.)
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|(?<=#)#(?=\[)/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
