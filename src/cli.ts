@@ -409,7 +409,11 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         'file',
       ).argParser(collect),
     )
-    .option('--set <key=value>', 'One merge field; repeatable; wins over --data', collect)
+    .addOption(
+      option('--set <key=value>', 'One merge field; repeatable; wins over --data', 'field').argParser(
+        collect,
+      ),
+    )
     .option('--name <full name>', "Signatory's full name; required")
     .option('--email <address>', "Signatory's email; required")
     .option('--phone <number>', "Signatory's phone number")
@@ -454,7 +458,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addOption(
       option('--data <file>', 'Default merge data (JSON object); repeatable', 'file').argParser(collect),
     )
-    .option('--set <key=value>', 'Default merge field; repeatable', collect)
+    .addOption(option('--set <key=value>', 'Default merge field; repeatable', 'field').argParser(collect))
     .option('--expires-in-days <n>', 'Default days until expiry')
     .option(
       '--concurrency <n>',

@@ -17,9 +17,10 @@ export interface CommandMeta {
 
 /**
  * Values completed from outside the command tree, each by its own completer
- * (src/commands/completion-values.ts): profile names in the config, template names in force.
+ * (src/commands/completion-values.ts): profile names in the config, template names in force, the
+ * fields the chosen template declares (for `--set`).
  */
-export type ValueSourceName = 'profile' | 'template';
+export type ValueSourceName = 'profile' | 'template' | 'field';
 
 /** How a value of a flag or argument is completed in a shell: files, a source, or fixed choices. */
 export type CompleteWith = 'file' | ValueSourceName | readonly string[];

@@ -2,7 +2,8 @@
 // next (`esign __complete -- <words>`), as gh and other cobra-built tools do. The logic lives once,
 // here, over the command tree, so it never falls behind the commands and flags and is the same in
 // every shell: subcommands and flags at every depth, values of flags (choices, profile names from
-// the config), and files where a file is expected.
+// the config, the chosen template's fields for --set), and files where a file is expected. A
+// candidate that ends with `=` (`company=`) is followed by its value: no shell puts a space after it.
 import * as z from 'zod/mini';
 import type { CommandTree, CompleteWith, ValueSourceName } from '../command-types.js';
 import type { Context } from '../context.js';
@@ -33,9 +34,12 @@ export interface Completion {
   files: boolean;
 }
 
-/** What the words before the cursor gave: the last value of a flag, by its long name (`--profile`). */
+/** What the words before the cursor gave to a flag, by its long name (`--profile`). */
 export interface CompletionLine {
+  /** The flag's last value. */
   flag(name: string): string | undefined;
+  /** Every value given to the flag, in order (`--set` is repeatable). */
+  flagValues(name: string): readonly string[];
 }
 
 /**
@@ -75,8 +79,8 @@ interface Position {
   pendingValue: TreeOption | undefined;
   /** A `--` was given: every later word is a positional argument. */
   afterDashes: boolean;
-  /** The last value given to each flag, by the flag's first name (its long one). */
-  given: Map<string, string>;
+  /** The values given to each flag, in order, by the flag's first name (its long one). */
+  given: Map<string, string[]>;
 }
 
 function walk(root: CommandTree, before: readonly string[]): Position {
@@ -94,20 +98,25 @@ function walk(root: CommandTree, before: readonly string[]): Position {
 /** Moves `at` past one word. */
 function step(at: Position, word: string, root: CommandTree): void {
   if (at.pendingValue) {
-    at.given.set(at.pendingValue.flags[0] ?? '', word);
+    give(at, at.pendingValue, word);
     at.pendingValue = undefined;
   } else if (!at.afterDashes && word === '--') {
     at.afterDashes = true;
   } else if (!at.afterDashes && word.startsWith('-') && word !== '-') {
     const option = findOption(at.node, root, word);
     if (!option?.takesValue) return;
-    if (word.includes('=')) at.given.set(option.flags[0] ?? '', word.slice(word.indexOf('=') + 1));
+    if (word.includes('=')) give(at, option, word.slice(word.indexOf('=') + 1));
     else at.pendingValue = option;
   } else {
     const sub = at.positionals === 0 ? subcommandNamed(at.node, word) : undefined;
     if (sub) at.node = sub;
     else at.positionals++;
   }
+}
+
+function give(at: Position, option: TreeOption, value: string): void {
+  const name = option.flags[0] ?? '';
+  at.given.set(name, [...(at.given.get(name) ?? []), value]);
 }
 
 function subcommandNamed(node: CommandTree, word: string): CommandTree | undefined {
@@ -135,7 +144,7 @@ function inlineValues(at: Position, root: CommandTree, current: string, lookup: 
 }
 
 function lineOf(at: Position): CompletionLine {
-  return { flag: (name) => at.given.get(name) };
+  return { flag: (name) => at.given.get(name)?.at(-1), flagValues: (name) => at.given.get(name) ?? [] };
 }
 
 /** After `esign help …`: the subcommands of the command named so far, and the help topics at the top. */
@@ -188,7 +197,14 @@ function candidates(
 export function complete(root: CommandTree, words: readonly string[], lookup: ValueLookup): Completion {
   const current = words[words.length - 1] ?? '';
   const result = candidates(root, words.slice(0, -1), current, lookup);
-  return { files: result.files, words: result.words.filter((w) => w.value.startsWith(current)) };
+  return {
+    files: result.files,
+    // A candidate that ends with `=` (`company=` for --set) is followed by a value, which has nothing
+    // to offer: once it is typed whole, nothing is.
+    words: result.words.filter(
+      (w) => w.value.startsWith(current) && !(w.value === current && w.value.endsWith('=')),
+    ),
+  };
 }
 
 /** The `__complete` protocol: one candidate a line (value, a tab, a description), then `:files` or `:none`. */
@@ -206,7 +222,7 @@ export function formatCompletion(completion: Completion): string {
 // after the `=`, in every shell.
 const BASH = `# bash completion for esign (needs the bash-completion package for the best results)
 _esign() {
-  local cur words cword out line directive lead="" i
+  local cur words cword out line directive lead="" i nospace=""
   if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
     _get_comp_words_by_ref -n = cur words cword
   else
@@ -229,9 +245,10 @@ _esign() {
     case "$line" in
       :*) directive="\${line#:}" ;;
       "") ;;
-      *) line="\${line%%$'\\t'*}"; COMPREPLY+=("\${line#"$lead"}") ;;
+      *) line="\${line%%$'\\t'*}"; COMPREPLY+=("\${line#"$lead"}"); [[ $line == *= ]] && nospace=1 ;;
     esac
   done <<< "$out"
+  [[ -n $nospace ]] && compopt -o nospace 2>/dev/null
   if [[ $directive == files ]]; then
     compopt -o filenames 2>/dev/null
     while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "\${cur#*=}")
@@ -244,18 +261,25 @@ complete -F _esign esign
 const ZSH = `#compdef esign
 # zsh completion for esign
 _esign() {
-  local out directive line
-  local -a values descriptions
+  local out directive line value description
+  local -a values descriptions open_values open_descriptions
   out=$(esign __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
   for line in "\${(@f)out}"; do
     case "$line" in
       :*) directive="\${line#:}" ;;
       "") ;;
-      *) values+=("\${line%%$'\\t'*}")
-         if [[ $line == *$'\\t'* ]]; then descriptions+=("\${line%%$'\\t'*}  -- \${line#*$'\\t'}"); else descriptions+=("\${line}"); fi ;;
+      *) value="\${line%%$'\\t'*}" description=$line
+         [[ $line == *$'\\t'* ]] && description="$value  -- \${line#*$'\\t'}"
+         if [[ $value == *= ]]; then
+           open_values+=("$value") open_descriptions+=("$description")
+         else
+           values+=("$value") descriptions+=("$description")
+         fi ;;
     esac
   done
   (( \${#values} )) && compadd -l -d descriptions -- "\${values[@]}"
+  # company= (for --set) is followed by its value: no space after it
+  (( \${#open_values} )) && compadd -S '' -l -d open_descriptions -- "\${open_values[@]}"
   if [[ $directive == files ]]; then
     # --data=<Tab>: the files go after the first =
     [[ $PREFIX == --*=* ]] && compset -P 1 '*='

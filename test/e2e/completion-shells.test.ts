@@ -34,7 +34,12 @@ beforeAll(() => {
   );
   writeFileSync(join(work, 'hires.csv'), 'signatory_name,signatory_email\n');
   writeFileSync(join(work, 'defaults.json'), '{}');
-  writeFileSync(join(work, '.esign.json'), JSON.stringify({ templates: { 'offer-letter': ULID } }));
+  writeFileSync(
+    join(work, '.esign.json'),
+    JSON.stringify({
+      templates: { 'offer-letter': { id: ULID, fields: { company: { required: true }, start_date: {} } } },
+    }),
+  );
   env = {
     HOME: home,
     PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
@@ -180,6 +185,18 @@ describe.each(shells)('Tab completion in $name', (shell) => {
       expect(await tabAgain('esign envelope create --template=off', /--template=offer-letter/)).toMatch(
         /--template=offer-letter\s*$/,
       );
+    },
+  );
+
+  it.skipIf(!hasTmux || !shell.available)(
+    'completes --set to a field of the chosen template and its =, with no space after it',
+    async () => {
+      const typed = 'esign envelope create --template offer-letter --set com';
+      expect(await tab(typed, /--set company=/)).toMatch(/--set company=$/);
+      // The value goes right after the =: a space there would make it a word of its own.
+      (term as Terminal).type('Acme');
+      const screen = await (term as Terminal).waitFor(/--set company=\s*Acme/);
+      expect(editedLine(screen)).toMatch(/--set company=Acme$/);
     },
   );
 

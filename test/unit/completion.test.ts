@@ -110,6 +110,61 @@ describe('completion', () => {
     expect(broken).toMatchObject({ code: 0, stdout: ':none\n', stderr: '' });
   });
 
+  it("__complete offers the chosen template's fields for --set, each with a trailing =", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'esign-complete-'));
+    writeFileSync(
+      join(folder, '.esign.json'),
+      JSON.stringify({
+        templates: {
+          'offer-letter': {
+            id: '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+            fields: {
+              start_date: { required: true, example: '2026-12-01' },
+              company: { required: true, description: 'Legal name\u001b[2J of the employer' },
+              salary: {},
+            },
+          },
+          nda: '01JD7Y4ZQ8G1N6RVS0Y2MBKT3F',
+        },
+      }),
+    );
+    const tab = async (...words: string[]) =>
+      (await runCli(['__complete', '--', ...words], { cwd: folder })).stdout;
+    expect(await tab('envelope', 'create', '--template', 'offer-letter', '--set', '')).toBe(
+      'company=\trequired; Legal name\\x1b[2J of the employer\n' +
+        'salary=\toptional\n' +
+        'start_date=\trequired; e.g. 2026-12-01\n:none\n',
+    );
+    // By id too (a name declares fields for it), in a batch, inline, by prefix.
+    expect(await tab('envelope', 'batch', 'x.csv', '--template=01JD7X4ZQ8G1N6RVS0Y2MBKT3E', '--set=s')).toBe(
+      '--set=salary=\toptional\n--set=start_date=\trequired; e.g. 2026-12-01\n:none\n',
+    );
+    // Fields already given are left out, in either form.
+    expect(
+      await tab(
+        'envelope',
+        'create',
+        '--set=company=Acme',
+        '--template',
+        'offer-letter',
+        '--set',
+        'salary=1',
+        '--set',
+        '',
+      ),
+    ).toBe('start_date=\trequired; e.g. 2026-12-01\n:none\n');
+    // The value after the = has nothing to offer, nor does a template without declared fields or none.
+    for (const words of [
+      ['envelope', 'create', '--template', 'offer-letter', '--set', 'company='],
+      ['envelope', 'create', '--template', 'offer-letter', '--set', 'company=Ac'],
+      ['envelope', 'create', '--template', 'nda', '--set', ''],
+      ['envelope', 'create', '--set', ''],
+      ['envelope', 'create', '--template', 'missing', '--set', ''],
+    ]) {
+      expect(await tab(...words)).toBe(':none\n');
+    }
+  });
+
   it('offers commands and topics after help', () => {
     expect(values(offer('help', 'e'))).toEqual(['envelope', 'environment', 'exit-codes']);
     expect(values(offer('help', 'envelope', ''))).toEqual(['create', 'batch']);
