@@ -35,7 +35,8 @@ describe('names that plain objects inherit', () => {
     for (const command of [['config', 'list'], ['logout'], ['profile', 'delete']]) {
       const argv = command[1] === 'delete' ? [...command, 'toString'] : [...command, '--profile', 'toString'];
       const result = await runCli(argv, { configDir });
-      expect(result.code, argv.join(' ')).toBe(2);
+      // logout: the contract's exit 0 when there is no token to remove; the same words, as a warning.
+      expect(result.code, argv.join(' ')).toBe(command[0] === 'logout' ? 0 : 2);
       expect(result.stderr, argv.join(' ')).toContain("Profile 'toString' does not exist");
     }
     const login2 = await runCli(['login', '--with-token', '--profile', 'toString'], {

@@ -152,7 +152,7 @@ describe.skipIf(!hasTmux)('under a real terminal (tmux)', () => {
       expect(all).toContain('Creating envelope');
       expect(final).toContain('✓ Envelope created');
       expect(final).toContain('create=0');
-      expect(all).toMatch(/\d+\/30 done · 0 failed or unknown · \d+\/s · \d+ s left/);
+      expect(all).toMatch(/\d+\/30 done · 0 failed or unknown · [\d.]+\/s · \d+ s left/);
       expect(final).toContain('Batch: 30 created, 0 failed, 0 unknown, 0 skipped of 30 records');
       expect(final).toContain('batch=0');
       expect(all).not.toContain(TOKEN);

@@ -37,7 +37,7 @@ describe('a terminal under LANG=C', () => {
       expect(all).toMatch(/[-\\|/] Creating envelope\.\.\./);
       expect(final).toContain('OK Envelope created');
       expect(final).toContain('create=0');
-      expect(all).toMatch(/[-\\|/] \d+\/6 done - 0 failed or unknown - \d+\/s/);
+      expect(all).toMatch(/[-\\|/] \d+\/6 done - 0 failed or unknown - [\d.]+\/s/);
       expect(final).toContain('batch=0');
       const shown = terminal.screens.find((screen) => NOT_ASCII.test(screen));
       expect(shown, 'a screen that is not ASCII').toBeUndefined();
