@@ -285,12 +285,10 @@ describe('the composite action (scripts/action-create.sh)', () => {
     const { dir, files } = runnerFiles();
     // The action's checkout as GitHub puts it on the runner: sources, no dist/, no node_modules.
     const action = join(dir, 'action');
-    mkdirSync(join(action, 'scripts'), { recursive: true });
-    for (const path of ['bin', 'src', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+    mkdirSync(action, { recursive: true });
+    for (const path of ['bin', 'src', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json']) {
       cpSync(join(REPO, path), join(action, path), { recursive: true });
     }
-    cpSync(SCRIPT, join(action, 'scripts', 'action-create.sh'));
-    cpSync(join(REPO, 'scripts', 'build.mjs'), join(action, 'scripts', 'build.mjs'));
     // npm, as a stand-in that notes how it was called and installs from this machine's node_modules:
     // `ci` everything but esbuild, `install --prefix` esbuild alone. The build itself is the real one.
     const tools = join(dir, 'tools');
