@@ -75,7 +75,14 @@ no_node esign completion bash >"$work/completion.bash"
 grep -q 'esign __complete' "$work/completion.bash" || fail "the bash completion does not call esign"
 if grep -qw node "$work/completion.bash"; then fail "the bash completion calls node"; fi
 no_node esign __complete -- envelope c | grep -q '^create' || fail "esign __complete does not offer create"
-echo "installed esign $version ran: --version, --help, sandbox, login, create, batch of 3, completion"
+# esign mcp: the SDK is inside the one script (the npm install loads it from dist/mcp-server.js).
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ci","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
+  no_node esign mcp >"$work/mcp.out" 2>"$work/mcp.err" || fail "esign mcp failed: $(cat "$work/mcp.err")"
+grep -q '"create_envelope"' "$work/mcp.out" || fail "esign mcp listed no create_envelope: $(cat "$work/mcp.out" "$work/mcp.err")"
+echo "installed esign $version ran: --version, --help, sandbox, login, create, batch of 3, completion, mcp"
 
 echo "== a tampered archive installs nothing"
 mkdir "$work/tampered"
