@@ -12,6 +12,7 @@ if (!esbuild) {
   process.exit(1);
 }
 const { requireBanner, sharedBundleOptions } = await import('./bundle-options.mjs');
+const { lazyBuiltins } = await import('./lazy-builtins.mjs');
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
@@ -34,6 +35,7 @@ await esbuild.build({
   outdir: 'dist',
   target: 'node20.19',
   banner: requireBanner('import.meta.url'),
+  plugins: [lazyBuiltins],
 });
 
 await esbuild.build({
@@ -44,5 +46,5 @@ await esbuild.build({
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
   banner: requireBanner('import.meta.url'),
-  plugins: [mcpServerApart],
+  plugins: [lazyBuiltins, mcpServerApart],
 });

@@ -55,13 +55,15 @@ const chalkFiles = (watch: Watch) =>
     .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(CHALK_TEXT));
 
 describe('start-up', () => {
-  it('--help loads no node:crypto (it was loaded for every command, for one randomUUID)', async () => {
+  it('--help loads no node:crypto (it was loaded for every command, for one randomUUID), no child_process', async () => {
     const builtins = await builtinsOf(['--help']);
     expect(builtins).toContain('NativeModule fs');
     expect(builtins.filter((name) => /^NativeModule (internal\/)?crypto\b/.test(name))).toEqual([]);
+    // commander's node:child_process is for executable subcommands, which esign has none of.
+    expect(builtins).not.toContain('NativeModule child_process');
   });
 
-  it('a create with -q or --json loads no chalk (it draws nothing); the human one does', async () => {
+  it('a create with -q or --json loads no chalk (it draws nothing), nor http2; the human one loads chalk', async () => {
     const env = { ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: LIVE_TOKEN };
     for (const flag of ['-q', '--json']) {
       server.script(ok());
@@ -69,6 +71,9 @@ describe('start-up', () => {
       expect(watch.modules.some((url) => url.endsWith('/dist/main.js'))).toBe(true); // the watch saw the bundle
       expect(chalkFiles(watch), flag).toEqual([]);
       expect(watch.builtins, flag).not.toContain('NativeModule tty');
+      // undici's HTTP/2 client is never used (nor tls, for an http:// server).
+      expect(watch.builtins, flag).not.toContain('NativeModule http2');
+      expect(watch.builtins, flag).not.toContain('NativeModule tls');
     }
     server.script(ok());
     expect(chalkFiles(await watched(CREATE_ARGS, env))).toHaveLength(1);
