@@ -1,7 +1,7 @@
 // Builds one ESM bundle in dist/: the entry holds commander and the command table; every command
 // (and each heavy library it needs) lands in a chunk that is loaded only when that command runs.
 // (The single executable is built by scripts/build-binary.mjs, from the same sources, unsplit.)
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 // `npm install -g .` and the packed tarball have no dev dependencies, so nothing to build with:
 // the bundle built by `npm ci` (or shipped in the tarball) is used as it is.
@@ -48,3 +48,20 @@ await esbuild.build({
   banner: requireBanner('import.meta.url'),
   plugins: [lazyBuiltins, mcpServerApart],
 });
+
+// The banner gives every file of the split build a `require`, made with createRequire(import.meta
+// .url) as the file loads: about thirty times for a create, though only the chunk with esbuild's
+// runtime (whose __require serves every bundled CommonJS module) calls it. Files that never name
+// `require` lose the banner. (A string that mentions require keeps it: harmless.)
+const banner = requireBanner('import.meta.url').js;
+const namesRequire = /(?<![\w$.])require(?![\w$])/;
+for (const file of [
+  'main.js',
+  ...readdirSync(new URL('../dist/chunks', import.meta.url)).map((f) => `chunks/${f}`),
+]) {
+  const url = new URL(`../dist/${file}`, import.meta.url);
+  const text = readFileSync(url, 'utf8');
+  if (!text.startsWith(banner)) throw new Error(`dist/${file} does not start with the require banner`);
+  if (!namesRequire.test(text.slice(banner.length)))
+    writeFileSync(url, text.slice(banner.length).replace(/^\n/, ''));
+}

@@ -48,11 +48,16 @@ const builtinsOf = async (args: string[]) => (await watched(args)).builtins;
 /** A name chalk's own module defines, wherever the bundle puts it. */
 const CHALK_TEXT = 'chalkStderr';
 
-/** The files of the bundle the process loaded that hold chalk. */
-const chalkFiles = (watch: Watch) =>
+/** The files of the bundle the process loaded that hold `text`. */
+const filesHolding = (watch: Watch, text: string) =>
   watch.modules
     .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
-    .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(CHALK_TEXT));
+    .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(text));
+
+const chalkFiles = (watch: Watch) => filesHolding(watch, CHALK_TEXT);
+
+/** The build's banner that makes a file its own `require` as it loads (scripts/build.mjs). */
+const REQUIRE_BANNER = 'createRequire as __esignRequire';
 
 describe('start-up', () => {
   it('--help loads no node:crypto (it was loaded for every command, for one randomUUID), no child_process', async () => {
@@ -74,6 +79,8 @@ describe('start-up', () => {
       // undici's HTTP/2 client is never used (nor tls, for an http:// server).
       expect(watch.builtins, flag).not.toContain('NativeModule http2');
       expect(watch.builtins, flag).not.toContain('NativeModule tls');
+      // Only the chunk with esbuild's runtime makes a require (all of them did, each as it loaded).
+      expect(filesHolding(watch, REQUIRE_BANNER), flag).toHaveLength(1);
     }
     server.script(ok());
     expect(chalkFiles(await watched(CREATE_ARGS, env))).toHaveLength(1);
