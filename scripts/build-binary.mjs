@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { packageJson, sharedBundleOptions } from './bundle-options.mjs';
+import { lazyBuiltins } from './lazy-builtins.mjs';
 import { NODE_VERSION } from './node-version.mjs';
 import { writeZip } from './zip.mjs';
 
@@ -142,6 +143,7 @@ async function bundle() {
     format: 'cjs',
     target: `node${NODE_VERSION}`,
     plugins: [
+      lazyBuiltins,
       {
         name: 'bundle-is-src',
         setup(builder) {

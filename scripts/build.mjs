@@ -1,7 +1,7 @@
 // Builds one ESM bundle in dist/: the entry holds commander and the command table; every command
 // (and each heavy library it needs) lands in a chunk that is loaded only when that command runs.
 // (The single executable is built by scripts/build-binary.mjs, from the same sources, unsplit.)
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 // `npm install -g .` and the packed tarball have no dev dependencies, so nothing to build with:
 // the bundle built by `npm ci` (or shipped in the tarball) is used as it is.
@@ -12,6 +12,7 @@ if (!esbuild) {
   process.exit(1);
 }
 const { requireBanner, sharedBundleOptions } = await import('./bundle-options.mjs');
+const { lazyBuiltins } = await import('./lazy-builtins.mjs');
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
@@ -34,6 +35,7 @@ await esbuild.build({
   outdir: 'dist',
   target: 'node20.19',
   banner: requireBanner('import.meta.url'),
+  plugins: [lazyBuiltins],
 });
 
 await esbuild.build({
@@ -44,5 +46,22 @@ await esbuild.build({
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
   banner: requireBanner('import.meta.url'),
-  plugins: [mcpServerApart],
+  plugins: [lazyBuiltins, mcpServerApart],
 });
+
+// The banner gives every file of the split build a `require`, made with createRequire(import.meta
+// .url) as the file loads: about thirty times for a create, though only the chunk with esbuild's
+// runtime (whose __require serves every bundled CommonJS module) calls it. Files that never name
+// `require` lose the banner. (A string that mentions require keeps it: harmless.)
+const banner = requireBanner('import.meta.url').js;
+const namesRequire = /(?<![\w$.])require(?![\w$])/;
+for (const file of [
+  'main.js',
+  ...readdirSync(new URL('../dist/chunks', import.meta.url)).map((f) => `chunks/${f}`),
+]) {
+  const url = new URL(`../dist/${file}`, import.meta.url);
+  const text = readFileSync(url, 'utf8');
+  if (!text.startsWith(banner)) throw new Error(`dist/${file} does not start with the require banner`);
+  if (!namesRequire.test(text.slice(banner.length)))
+    writeFileSync(url, text.slice(banner.length).replace(/^\n/, ''));
+}

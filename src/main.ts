@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled, writeCommands } from './ci/github-actions.js';
+import { buildProgram, describeTree } from './cli.js';
 import {
   type Context,
   cachedStdin,
@@ -41,7 +42,6 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
   const mode: { json: boolean; verbose: boolean; ciOutput?: string } = { json: false, verbose: false };
   let notes: HeldNotes | undefined;
   let exitCode: number = ExitCode.ok;
-  const { buildProgram } = await import('./cli.js');
   const program = buildProgram(ctx, {
     onOptions: (options, command) => {
       mode.json = options.json === true;
@@ -80,9 +80,10 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
  * completion offers what it can.
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
-  const [{ buildProgram, describeTree }, { complete, formatCompletion }, { valueLookup }] = await Promise.all(
-    [import('./cli.js'), import('./commands/completion.js'), import('./commands/completion-values.js')],
-  );
+  const [{ complete, formatCompletion }, { valueLookup }] = await Promise.all([
+    import('./commands/completion.js'),
+    import('./commands/completion-values.js'),
+  ]);
   const program = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} });
   const offered = complete(describeTree(program), words.length ? words : [''], valueLookup(ctx));
   ctx.stdout.write(formatCompletion(offered));

@@ -1,11 +1,14 @@
-// What `esign --help` loads, watched from inside the built binary (test/helpers/process-watch.ts):
-// start-up is a feature, and a Node built-in loaded for every command is paid by every command.
+// What `esign --help` and a create load, watched from inside the built binary
+// (test/helpers/process-watch.ts): start-up is a feature, and a Node built-in or a library loaded for
+// every command is paid by every command.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CREATE_ARGS, LIVE_TOKEN } from '../helpers/create-command.js';
+import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, bundleHelper, freshConfigDir, gather } from '../helpers/spawn.js';
 
 let dir: string;
@@ -16,7 +19,14 @@ beforeAll(async () => {
   hook = await bundleHelper('process-watch', dir);
 });
 
-async function builtinsOf(args: string[]): Promise<string[]> {
+interface Watch {
+  modules: string[];
+  builtins: string[];
+}
+
+const server = useScriptedServer();
+
+async function watched(args: string[], env: Record<string, string> = {}): Promise<Watch> {
   const report = join(dir, `watch-${Math.random().toString(36).slice(2)}.json`);
   const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], {
     env: {
@@ -24,18 +34,56 @@ async function builtinsOf(args: string[]): Promise<string[]> {
       HOME: process.env.HOME ?? '/tmp',
       ESIGN_CONFIG_DIR: freshConfigDir(),
       ESIGN_WATCH_REPORT: report,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const result = await gather(child, 15_000).done;
   expect(result.code).toBe(0);
-  return (JSON.parse(readFileSync(report, 'utf8')) as { builtins: string[] }).builtins;
+  return JSON.parse(readFileSync(report, 'utf8')) as Watch;
 }
 
+const builtinsOf = async (args: string[]) => (await watched(args)).builtins;
+
+/** A name chalk's own module defines, wherever the bundle puts it. */
+const CHALK_TEXT = 'chalkStderr';
+
+/** The files of the bundle the process loaded that hold `text`. */
+const filesHolding = (watch: Watch, text: string) =>
+  watch.modules
+    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+    .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(text));
+
+const chalkFiles = (watch: Watch) => filesHolding(watch, CHALK_TEXT);
+
+/** The build's banner that makes a file its own `require` as it loads (scripts/build.mjs). */
+const REQUIRE_BANNER = 'createRequire as __esignRequire';
+
 describe('start-up', () => {
-  it('--help loads no node:crypto (it was loaded for every command, for one randomUUID)', async () => {
+  it('--help loads no node:crypto (it was loaded for every command, for one randomUUID), no child_process', async () => {
     const builtins = await builtinsOf(['--help']);
     expect(builtins).toContain('NativeModule fs');
     expect(builtins.filter((name) => /^NativeModule (internal\/)?crypto\b/.test(name))).toEqual([]);
+    // commander's node:child_process is for executable subcommands, which esign has none of.
+    expect(builtins).not.toContain('NativeModule child_process');
+  });
+
+  it('a create with -q or --json loads no chalk (it draws nothing), nor http2; the human one loads chalk', async () => {
+    const env = { ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: LIVE_TOKEN };
+    for (const flag of ['-q', '--json']) {
+      server.script(ok());
+      const watch = await watched([...CREATE_ARGS, flag], env);
+      expect(watch.modules.some((url) => url.endsWith('/dist/main.js'))).toBe(true); // the watch saw the bundle
+      expect(chalkFiles(watch), flag).toEqual([]);
+      expect(watch.builtins, flag).not.toContain('NativeModule tty');
+      // undici's HTTP/2 client is never used (nor tls, for an http:// server).
+      expect(watch.builtins, flag).not.toContain('NativeModule http2');
+      expect(watch.builtins, flag).not.toContain('NativeModule tls');
+      // Only the chunk with esbuild's runtime makes a require (all of them did, each as it loaded).
+      expect(filesHolding(watch, REQUIRE_BANNER), flag).toHaveLength(1);
+    }
+    server.script(ok());
+    expect(chalkFiles(await watched(CREATE_ARGS, env))).toHaveLength(1);
+    expect(server.requests).toHaveLength(3);
   });
 });

@@ -23,13 +23,11 @@ import {
 } from '../../envelope/request.js';
 import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
-import { drawable, themeFor } from '../../io/theme.js';
 import { globalOptions, repeated } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
 import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
 import { redactStrings } from '../../text/redact.js';
 import { escapeControl } from '../../text/terminal-text.js';
-import { formatRelative, formatUtc } from '../../text/time.js';
 
 /**
  * The flags, typed. What they mean together (a ULID, an email, merge data from files) is checked
@@ -94,8 +92,11 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
 
   const client = await connect(settings, flags, ctx);
   const { createEnvelope } = await import('../../envelope/send.js');
-  const { startSpinner } = await import('../../io/spinner.js');
-  const spinner = flags.json || flags.quiet ? { stop() {} } : await startSpinner(ctx, 'Creating envelope…');
+  // -q and --json draw nothing on the way: neither the spinner nor chalk is loaded for them.
+  const spinner =
+    flags.json || flags.quiet
+      ? { stop() {} }
+      : await (await import('../../io/spinner.js')).startSpinner(ctx, 'Creating envelope…');
   let created: Envelope;
   try {
     created = await createEnvelope(client, request, ctx);
@@ -121,7 +122,7 @@ async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): 
   if (actions) maskValues(ctx.stderr, [envelope.signing_url]);
   if (flags.json) ctx.stdout.write(`${JSON.stringify(envelope)}\n`);
   else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
-  else ctx.stdout.write(renderEnvelope(envelope, ctx));
+  else ctx.stdout.write((await import('./envelope-view.js')).renderEnvelope(envelope, ctx));
   let outputsFailed: OutputFailedError | undefined;
   try {
     if (actions) writeStepOutputs(envelope, ctx);
@@ -242,20 +243,4 @@ function writeStepOutputs(envelope: Envelope, ctx: Context): void {
       'only the step outputs are missing',
     );
   }
-}
-
-/** The envelope for a person: a short block, coloured on a terminal, the same facts plain elsewhere. */
-export function renderEnvelope(envelope: Envelope, ctx: Context): string {
-  const c = themeFor(ctx.terminal, 'stdout');
-  const expires = new Date(envelope.expires_at);
-  const rows: [string, string][] = [
-    ['Envelope ID', envelope.envelope_id],
-    ['Status', c.bold(envelope.status)],
-    ['Signing URL', c.cyan.underline(envelope.signing_url)],
-    ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
-  ];
-  const head = ctx.terminal.stdoutIsTTY
-    ? `${c.green(drawable(ctx.terminal, '✓'))} Envelope created\n`
-    : 'Envelope created\n';
-  return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }
