@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
+import { isProfileName, PROFILE_NAME_RULE } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { globalOptions, repeated } from '../options.js';
@@ -13,6 +14,7 @@ import { lookUpProjectFile, PROJECT_FILE_NAME, parseProjectFile } from '../proje
 import { type TemplateEntry, type TemplateFields, templateNameProblem } from '../project/template-entry.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { updatedEntry, withTemplateEntry, writeFileAtomic } from '../project/write-project.js';
+import { escapeControl } from '../text/terminal-text.js';
 
 export const options = z.object({
   ...globalOptions,
@@ -30,6 +32,12 @@ type SetOptions = z.infer<typeof options>;
 export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   const badName = templateNameProblem(flags.name);
   if (badName) throw new UsageError(`<name> '${flags.name}' ${badName}.`);
+  // A name no profile can have would be written under profiles and never read.
+  if (flags.inProfile !== undefined && !isProfileName(flags.inProfile)) {
+    throw new UsageError(`--in-profile: '${escapeControl(flags.inProfile)}' is not a valid profile name.`, {
+      hint: PROFILE_NAME_RULE,
+    });
+  }
   // The file in force, found and trusted as every command finds it (its problems are reported
   // before anything is changed); a file set aside as untrusted is never written to.
   const lookup = lookUpProjectFile(ctx.cwd, { env: ctx.env });

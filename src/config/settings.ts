@@ -53,6 +53,13 @@ export interface ResolveOptions {
 export const DEFAULT_PROFILE = 'default';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const PROFILE_NAME_RULE =
+  'Use letters, digits, and . _ - (at most 64 characters), e.g. --profile staging.';
+
+/** Whether `name` is a name a profile can have (--profile, ESIGN_PROFILE, the file's profile). */
+export function isProfileName(name: string): boolean {
+  return PROFILE_NAME.test(name);
+}
 
 export function resolveProfileName(
   flags: GlobalFlags,
@@ -67,10 +74,10 @@ export function resolveProfileName(
         : project?.content.profile
           ? { value: project.content.profile, source: `project ${project.path}` }
           : { value: DEFAULT_PROFILE, source: 'default' };
-  if (!PROFILE_NAME.test(chosen.value)) {
+  if (!isProfileName(chosen.value)) {
     const where = chosen.source === 'flag' ? '--profile' : 'ESIGN_PROFILE';
     throw new UsageError(`${where}: '${chosen.value}' is not a valid profile name.`, {
-      hint: 'Use letters, digits, and . _ - (at most 64 characters), e.g. --profile staging.',
+      hint: PROFILE_NAME_RULE,
     });
   }
   return chosen;

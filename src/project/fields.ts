@@ -4,6 +4,7 @@
 // record and reports each unknown key or column once, and each missing field with its lines.
 // A template without declared fields (a plain id in the project file) is never checked.
 import { didYouMean } from '../text/suggest.js';
+import { escapeControl } from '../text/terminal-text.js';
 import type { TemplateFields } from './template-entry.js';
 
 /** What is wrong with one request's merge data; both lists empty when nothing is. */
@@ -64,7 +65,9 @@ export function describeFieldCheck(
       `${check.missing.length === 1 ? 'merge field' : 'merge fields'} ${quoted(check.missing)} ${check.missing.length === 1 ? 'is' : 'are'} required by template '${template.label}', and missing or empty${describeHelp(check.missing, template.fields)}`,
     );
   }
-  return problems;
+  // Field names, descriptions and examples come from the project file, keys from the input: data,
+  // escaped before they reach a terminal (a sentence of ours holds no control character).
+  return problems.map(escapeControl);
 }
 
 /** ": company (Legal name of the employer), start_date (e.g. 2026-12-01)", when the file says more. */
@@ -138,7 +141,7 @@ export class FieldProblems {
         `merge field '${entry.field}' is required by template '${entry.template.label}', and missing or empty on ${linesOf(entry)}${describeHelp([entry.field], entry.template.fields)}`,
       );
     }
-    return problems;
+    return problems.map(escapeControl);
   }
 }
 

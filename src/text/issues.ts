@@ -19,6 +19,8 @@ export interface IssueLike {
   readonly inclusive?: boolean;
   /** Present when the schema was run with `reportInput`. */
   readonly input?: unknown;
+  /** A record key's own issues (`invalid_key`): the key schema's message is there. */
+  readonly issues?: readonly IssueLike[];
 }
 
 const ZOD_DEFAULT = 'Invalid input';
@@ -83,6 +85,9 @@ function describeDefault(issue: IssueLike): string | undefined {
       return issue.origin === 'number'
         ? `must be ${issue.inclusive ? 'at most' : 'less than'} ${issue.maximum}`
         : undefined;
+    // A record key the key schema refused: its own message says which rule (an empty field name).
+    case 'invalid_key':
+      return issue.issues?.[0] ? describeIssue(issue.issues[0]) : undefined;
     default:
       return undefined;
   }

@@ -77,6 +77,13 @@ describe('parseProjectFile', () => {
     expect(days.message).toBe("/repo/.esign.json:1:15: 'defaults.expires_in_days' must be a whole number.");
   });
 
+  it('names the rule a declared field name breaks, not zod\'s bare "Invalid input" (a record key\'s own message)', () => {
+    const empty = problemOf(`{"templates": {"offer-letter": {"id": "${OFFER}", "fields": {"": {}}}}}`);
+    expect(empty.message).toBe(
+      "/repo/.esign.json:1:80: 'templates.offer-letter.fields.' is not a field name: a merge tag is never empty.",
+    );
+  });
+
   it('locate finds any key of any valid JSON object (property)', () => {
     const key = fc.string({ minLength: 1, maxLength: 8 });
     fc.assert(

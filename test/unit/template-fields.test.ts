@@ -10,6 +10,7 @@ import { callTool, TOOLS, type ToolDeps } from '../../src/mcp/tools.js';
 import { checkMergeData, describeFieldCheck, FieldProblems } from '../../src/project/fields.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { listTemplates, resolveTemplate, templateNamesFor } from '../../src/project/templates.js';
+import { hasControl } from '../../src/text/terminal-text.js';
 import { createTestContext } from '../helpers/context.js';
 
 const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
@@ -82,6 +83,24 @@ describe('FieldProblems: a batch tells each problem once, with its lines', () =>
       "merge field 'start_date' is required by template 'offer-letter', and missing or empty on lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more (start_date: e.g. 2026-12-01)",
       "merge field 'company' is required by template 'offer-letter', and missing or empty on lines 3, 6, 9, 12, 15, 18, 21, 24, 27, 30 and 3 more (company: Legal name of the employer)",
     ]);
+  });
+});
+
+describe('field problems before a terminal', () => {
+  it('escape control characters from the project file and the input (a field, its description and example, a key, a column)', () => {
+    const fields = {
+      'co\u001b[31mpany': { required: true, description: 'x\u001b[2Jy', example: '\u0007bell' },
+    };
+    const template = { label: 'offer', fields };
+    const check = checkMergeData(fields, { 'zz\u001b[1m': '2' });
+    const one = describeFieldCheck(check as NonNullable<typeof check>, template);
+    const batch = new FieldProblems();
+    batch.add(2, check as NonNullable<typeof check>, template, () => 'column');
+    for (const sentence of [...one, ...batch.describe(1)]) {
+      expect(hasControl(sentence)).toBe(false);
+      expect(sentence).toContain('\\x1b');
+    }
+    expect(one.join('\n')).toContain('(co\\x1b[31mpany: x\\x1b[2Jy, e.g. \\x07bell');
   });
 });
 
