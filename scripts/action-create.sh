@@ -77,16 +77,24 @@ trap 'rm -f "$envelope" "$said"' EXIT
 status=0
 esign "${args[@]}" >"$envelope" 2>"$said" || status=$?
 # esign's stderr, for the log: its workflow commands (the mask, the ::error annotation) as they are,
-# and under --json its error object as the message and hint a person reads.
+# and under --json its error object as the message and hint a person reads. That object holds server
+# text (a field named `::stop-commands::x` in a detail line): written here, it is made inert as esign
+# makes its own stderr (src/text/runner-commands.ts): a line-leading `::` after what the runner skips
+# gets `:\x3a`, a `##[` gets `##\x5b`, so that it cannot act as a workflow command.
 node -e '
+  const skipped = "[\\p{White_Space}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cf}]";
+  const ignored = "(?:(?![\\n\\r])[\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cf}])";
+  const lineStart = new RegExp(`((?:^|[\\n\\r])${skipped}*:${ignored}*):`, "gu");
+  const hashes = new RegExp(`(#${ignored}*#${ignored}*)\\[`, "gu");
+  const say = (text) => console.error(text.replace(lineStart, "$1\\x3a").replace(hashes, "$1\\x5b"));
   for (const line of require("fs").readFileSync(process.argv[1], "utf8").split("\n")) {
     let error;
     try { error = JSON.parse(line).error; } catch {}
     if (!error || typeof error.message !== "string") { if (line) console.error(line); continue; }
-    console.error(`error: ${error.message}`);
-    for (const detail of error.details ?? []) console.error(`  ${detail}`);
-    for (const note of error.notes ?? []) console.error(note);
-    if (error.hint) console.error(`hint: ${error.hint}`);
+    say(`error: ${error.message}`);
+    for (const detail of error.details ?? []) say(`  ${detail}`);
+    for (const note of error.notes ?? []) say(String(note));
+    if (error.hint) say(`hint: ${error.hint}`);
   }
 ' "$said"
 if [[ $status -ne 0 ]]; then

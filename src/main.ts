@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
-import { errorAnnotation, githubActionsEnabled, writeCommands } from './ci/github-actions.js';
+import { errorAnnotation, githubActionsEnabled, inertJsonLine, writeCommands } from './ci/github-actions.js';
 import { buildProgram, describeTree } from './cli.js';
 import {
   type Context,
@@ -158,7 +158,9 @@ export function reportError(error: unknown, ctx: Context, mode: ReportMode): num
   writeAnnotation(error, ctx, mode.ciOutput);
   const known = error instanceof CliError;
   if (mode.json) {
-    ctx.stderr.write(`${JSON.stringify({ error: jsonErrorBody(error, mode) })}\n`);
+    // inertJsonLine: text in the error (a value the user typed, a file name) may hold `##[`, which
+    // stderr's command guard would otherwise break the JSON to neutralise.
+    ctx.stderr.write(`${inertJsonLine(JSON.stringify({ error: jsonErrorBody(error, mode) }))}\n`);
   } else {
     const lines = [`error: ${messageOf(error)}`];
     if (known) for (const detail of error.details) lines.push(`  ${detail}`);

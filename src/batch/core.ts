@@ -298,7 +298,7 @@ async function checkRecords(
 async function settleDuplicates(flags: ResolvedFlags, ctx: Context, checked: Prepared): Promise<void> {
   if (flags.yes || !promptsAllowed({ ...flags, noInput: flags.input === false }, ctx)) {
     ctx.stderr.write(
-      `${duplicatesWarning(checked)}  Sending them anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
+      `${duplicatesWarning(checked)}  Sending ${checked.duplicateCount === 1 ? 'it' : 'them'} anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
     );
     return;
   }

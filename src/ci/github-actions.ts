@@ -8,6 +8,7 @@
 //   breaks (FileCommandManager.cs, EnvFileKeyValuePairs).
 import { appendFileSync } from 'node:fs';
 import type { Env, OutputStream } from '../context.js';
+import { RUNNER_HASH_BRACKET } from '../text/runner-commands.js';
 
 export const CI_OUTPUT_MODES = ['auto', 'github', 'none'] as const;
 export type CiOutputMode = (typeof CI_OUTPUT_MODES)[number];
@@ -110,8 +111,10 @@ export function maskValues(stderr: OutputStream, values: readonly string[]): voi
  * a workflow command anywhere in a line (ActionCommand.TryParse), so a record's value echoed in an
  * API error could say `##[stop-commands]…` and switch off the masks that follow. In JSON, `##[` can
  * only stand inside a string, where `[` may be written `\u005b`: JSON.parse reads the same value.
+ * The runner's search skips ignorable characters (`#\u00ad#[` counts), so this does too: were the
+ * stream's own guard left to catch one, it would write `\x5b` into the string, which is not JSON.
  * (The `::name::` form counts only at the start of a line, never the case for a JSON object.)
  */
 export function inertJsonLine(json: string): string {
-  return json.includes('##[') ? json.replaceAll('##[', '##\\u005b') : json;
+  return json.includes('#') ? json.replace(RUNNER_HASH_BRACKET, '$1\\u005b') : json;
 }

@@ -28,6 +28,11 @@ const ANYWHERE = new RegExp(
   String.raw`(${BREAK}${SKIPPED}*:${IGNORED}*):|(#${IGNORED}*#${IGNORED}*)\[`,
   'gu',
 );
+/**
+ * `##[` as the runner finds it anywhere in a line (what its comparison skips may stand between),
+ * with the `#`s as group 1: for text that must keep its meaning, such as a JSON line (inertJsonLine).
+ */
+export const RUNNER_HASH_BRACKET = new RegExp(String.raw`(#${IGNORED}*#${IGNORED}*)\[`, 'gu');
 const STATE_AFTER = {
   lineStart: new RegExp(`${BREAK}${SKIPPED}*$`, 'u'),
   colon: new RegExp(`${BREAK}${SKIPPED}*:${IGNORED}*$`, 'u'),

@@ -214,6 +214,7 @@ describe('envelope batch: --dry-run and duplicates', () => {
     const warned = await batch([file, '--template', TEMPLATE]);
     expect(warned.code).toBe(0);
     expect(warned.stderr).toContain('warning: 1 duplicate record');
+    expect(warned.stderr).toContain('  Sending it anyway;');
     const quiet = await batch([file, '--template', TEMPLATE, '--allow-duplicates']);
     expect(quiet.stderr).not.toContain('duplicate');
   });

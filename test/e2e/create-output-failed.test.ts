@@ -65,6 +65,9 @@ describe.skipIf(!existsSync('/dev/full'))('create whose standard output fails', 
     expect(error.message).toContain('the reader closed the pipe (EPIPE)');
     expect(error.details).toEqual([`envelope ${ID}, signing URL ${URL_}`]);
     expect(error.hint).toContain('Do not create it again.');
+    // Under --json nothing is "above": the envelope is in the details beside the hint.
+    expect(error.hint).not.toContain('above');
+    expect(error.hint).toContain('details');
   });
 
   it('in GitHub Actions: the URL is masked before it is reported, and the step outputs are still written', async () => {

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { assertNoSecret } from '../helpers/context.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, freshConfigDir, gather, runBin, type SpawnResult } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
@@ -162,6 +163,22 @@ describe('envelope create in GitHub Actions', () => {
     const usage = await runBin(['envelope', 'create', '--template', 'x', '--json'], { env });
     expect(usage.code).toBe(2);
     expect(usage.stderr.split('\n')[0]).toMatch(/^::error title=esign%3A usage \(exit 2\)::/);
+  });
+
+  it('--json: stderr stays one JSON object when the error quotes a ##[ the user typed (the command guard never writes \\x5b into it)', async () => {
+    const { files } = runnerFiles();
+    for (const template of ['##[warning]x', '#\u00ad#[stop-commands]x']) {
+      const result = await runBin(
+        ['envelope', 'create', '--template', template, '--name', 'A', '--email', 'a@example.com', '--json'],
+        {
+          env: actionsEnv(files, { GITHUB_ACTIONS: '' }),
+        },
+      );
+      expect(result.code).toBe(2);
+      const last = result.stderr.trimEnd().split('\n').at(-1) ?? '';
+      expect(last).not.toContain('##[');
+      expect((JSON.parse(last) as { error: { message: string } }).error.message).toContain(`'${template}'`);
+    }
   });
 
   it('--ci-output none and ESIGN_CI=none turn it all off', async () => {
@@ -374,6 +391,43 @@ describe('the composite action (scripts/action-create.sh)', () => {
     expect(existsSync(calls)).toBe(false);
     expect(sandbox.envelopeCount()).toBe(before);
     expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toBe('earlier=step\n');
+  });
+
+  it('server text in the error it prints cannot act as a workflow command (a field named ::stop-commands::x)', async () => {
+    const server = await startScriptedServer();
+    try {
+      server.script({
+        kind: 'json',
+        status: 422,
+        body: {
+          message: 'Bad ##[stop-commands]x',
+          errors: { '::stop-commands::x': ['is not a tag'], '::error::pwn': ['x'] },
+        },
+      });
+      const { dir, files } = runnerFiles();
+      const result = await runScript(
+        {
+          ...actionsEnv(files),
+          ESIGN_BASE_URL: '',
+          INPUT_BASE_URL: server.baseUrl,
+          INPUT_TEMPLATE: ACME_OFFER,
+          INPUT_NAME: 'Grace Hopper',
+          INPUT_EMAIL: 'grace@example.com',
+        },
+        dir,
+      );
+      expect(result.code).toBe(5);
+      const lines = result.stderr.trimEnd().split('\n');
+      // esign's own annotation is the only command; the error is told as message, details and hint.
+      expect(lines.filter((line) => /^\s*::/.test(line))).toEqual([
+        expect.stringMatching(/^::error title=esign%3A rejected/),
+      ]);
+      expect(lines.filter((line) => line.includes('##['))).toEqual([]);
+      expect(lines).toContain('  :\\x3astop-commands::x: is not a tag');
+      expect(lines).toContain('  :\\x3aerror::pwn: x');
+    } finally {
+      await server.close();
+    }
   });
 
   it('fails with esign’s exit code and annotation when an input is wrong', async () => {

@@ -21,6 +21,7 @@ import {
   inertJsonLine,
   maskCommand,
 } from '../../src/ci/github-actions.js';
+import { CommandGuard } from '../../src/text/runner-commands.js';
 
 /**
  * The runner's reading of $GITHUB_OUTPUT, ported from actions/runner
@@ -128,6 +129,13 @@ describe('workflow commands', () => {
         expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(object)));
       }),
     );
+  });
+
+  it('a JSON line made inert keeps no ##[ the runner finds across an ignorable character (#\\u00ad#[)', () => {
+    const json = JSON.stringify({ message: 'x #\u00ad#[stop-commands]y #\u200b#\u00ad[z' });
+    const line = inertJsonLine(json);
+    expect(new CommandGuard({ anywhere: true }).inert(line)).toBe(line);
+    expect(JSON.parse(line)).toEqual(JSON.parse(json));
   });
 
   it('an annotation keeps : and , of the title out of the command syntax', () => {

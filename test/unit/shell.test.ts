@@ -57,4 +57,14 @@ describe('shellQuote', () => {
     expect(shellQuote("Ada's file.csv")).toBe(`'Ada'\\''s file.csv'`);
     expect(shellQuote('~/x')).toBe("'~/x'");
   });
+
+  it('a word with a control character that acts on a terminal is shown without it, and bash reads it back', () => {
+    for (const word of ['/tmp/\x1b]0;pwn\x07/.esign.json', "it's\x1b[31m \\red\r\u202e", 'a##[b\x9b\n']) {
+      const quoted = shellQuote(word);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+      expect(quoted).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      const out = execFileSync('bash', ['-c', `printf '%s\\0' ${quoted}`], { encoding: 'utf8' });
+      expect(out.split('\0').slice(0, -1)).toEqual([word]);
+    }
+  });
 });

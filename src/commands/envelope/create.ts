@@ -141,7 +141,8 @@ async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): 
       failure,
       'standard output',
       envelope,
-      'its id and signing URL never reached standard output, and are above',
+      // Under --json stderr is one object: the envelope is in its details, not on a line above.
+      `its id and signing URL never reached standard output, and are ${flags.json ? "in this error's details" : 'above'}`,
       outputsFailed ? [`${outputsFailed.message} (the step outputs are missing too)`] : [],
     );
   }
