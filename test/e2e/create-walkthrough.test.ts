@@ -122,6 +122,24 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     }
   });
 
+  it('what the flags give is checked before any question: a typo in --template or --email is told at once', async () => {
+    for (const [name, args, told] of [
+      ['template', '--template offer-leter', /no template named 'offer-leter'|offer-leter/],
+      ['email', '--template offer-letter --email ada@', /email/],
+    ] as const) {
+      const terminal = walk(`esign-walk-given-${name}`, args);
+      try {
+        const final = await terminal.waitFor(/exit=\d+/);
+        expect(final).toContain('exit=2');
+        expect(final).toMatch(told);
+        expect(terminal.screens.join('\n')).not.toContain('full name');
+      } finally {
+        terminal.close();
+      }
+    }
+    expect(await creates()).toEqual([]);
+  });
+
   it('answering No sends nothing: exit 2', async () => {
     const terminal = walk('esign-walk-no', '--template offer-letter --name Ada');
     try {

@@ -160,9 +160,56 @@ function wantsWalkThrough(
   ctx: Context,
 ): boolean {
   if (!promptsAllowed({ ...flags, noInput: flags.input === false }, ctx)) return false;
-  if (flags.template === undefined || flags.name === undefined || flags.email === undefined) return true;
-  return requiredFieldsToAsk(flags.template, flags.set, fromFiles, settings).length > 0;
+  const missing =
+    flags.template === undefined ||
+    flags.name === undefined ||
+    flags.email === undefined ||
+    requiredFieldsToAsk(flags.template, flags.set, fromFiles, settings).length > 0;
+  // What was given is checked first: a typo in --template or --email is told at once, with every
+  // other problem, not after the questions.
+  return missing && givenIsValid(flags, settings, fromFiles);
 }
+
+/**
+ * Whether what the flags give passes the one request check, with a stand-in for each piece that
+ * would be asked for (any template, a name, an email, each required field).
+ */
+function givenIsValid(
+  flags: CreateOptions,
+  settings: Settings,
+  fromFiles: Readonly<Record<string, string>>,
+): boolean {
+  const template = flags.template ?? STAND_IN.template;
+  const asked = Object.fromEntries(
+    requiredFieldsToAsk(template, flags.set, fromFiles, settings).map((field) => [field.name, 'x']),
+  );
+  try {
+    const problems: Problems = [];
+    const mergeData = { ...fromFiles, ...parseSetFlags(flags.set, problems), ...asked };
+    buildCreateRequest(
+      {
+        template,
+        mergeData,
+        signatory: {
+          name: flags.name ?? STAND_IN.name,
+          email: flags.email ?? STAND_IN.email,
+          ...(flags.phone === undefined ? {} : { phone: flags.phone }),
+        },
+        expiresInDays: parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems),
+      },
+      settings,
+      problems,
+      CREATE_FLAG_NAMES,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What stands in for an answer not given yet, to check the rest (never sent). */
+// The template: an id no project file declares fields for, so no field is checked against it.
+const STAND_IN = { template: '00000000000000000000000000', name: 'x', email: 'x@example.com' } as const;
 
 /**
  * The fields `template` requires that the merge data does not give, with what the project file says
