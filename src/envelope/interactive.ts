@@ -7,6 +7,7 @@ import { cancel, confirm, isCancel, note, select, text } from '@clack/prompts';
 import { EMAIL_PATTERN } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
+import { drawable } from '../io/terminal.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 /** A field the template declares as required, as the project file describes it. */
@@ -112,7 +113,7 @@ export function streamsOf(ctx: Context): PromptStreams {
   return promptStreams(
     ctx.stdin.stream(),
     ctx.spinnerStream as Writable,
-    ctx.terminal.stderrColor > 0,
+    { colour: ctx.terminal.stderrColor > 0, unicode: ctx.terminal.unicode },
     ctx.signal,
   );
 }
@@ -150,26 +151,34 @@ export async function askForMissing(
   return { template, name, email, set };
 }
 
-/** The streams a prompt draws on: stderr's terminal, uncoloured when the run's decision says so. */
+/**
+ * The streams a prompt draws on: stderr's terminal, as the run's decision says it can show text:
+ * without colour (NO_COLOR, FORCE_COLOR=0), in ASCII (LANG=C).
+ */
 export function promptStreams(
   input: Readable,
   terminal: Writable & { columns?: number },
-  colour: boolean,
+  shown: { colour: boolean; unicode: boolean },
   signal: AbortSignal,
 ): PromptStreams {
-  return { input, output: colour ? terminal : uncoloured(terminal), signal };
+  return { input, output: shown.colour && shown.unicode ? terminal : asShown(terminal, shown), signal };
 }
 
 /**
- * The terminal without colour (NO_COLOR, FORCE_COLOR=0): the prompt library colours through
- * node:util's styleText, which on Node 20 ignores NO_COLOR; its SGR sequences are taken out here,
- * cursor moves kept.
+ * The terminal as the run can show it. The prompt library colours through node:util's styleText,
+ * which on Node 20 ignores NO_COLOR, and draws Unicode marks whatever the locale: without colour its
+ * SGR sequences are taken out (cursor moves kept); without Unicode its marks become ASCII, as every
+ * symbol esign draws does (io/terminal.ts).
  */
-function uncoloured(terminal: Writable & { columns?: number; rows?: number }): Writable {
+function asShown(
+  terminal: Writable & { columns?: number; rows?: number },
+  shown: { colour: boolean; unicode: boolean },
+): Writable {
   const sgr = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
   const stream = new Writable({
     write(chunk, _encoding, done) {
-      terminal.write(String(chunk).replace(sgr, ''), done);
+      const text = shown.colour ? String(chunk) : String(chunk).replace(sgr, '');
+      terminal.write(drawable(shown, text), done);
     },
   });
   Object.defineProperty(stream, 'columns', { get: () => terminal.columns });

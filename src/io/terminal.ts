@@ -114,6 +114,26 @@ const ASCII_FALLBACKS: Readonly<Record<string, string>> = {
   '·': '-',
   '…': '...',
   '—': '-',
+  // The prompt library's marks and frame (src/envelope/interactive.ts), one character each: it
+  // counts the width of what it drew to redraw it.
+  '◆': '*',
+  '◇': 'o',
+  '▲': '!',
+  '■': 'x',
+  '●': '*',
+  '○': 'o',
+  '│': '|',
+  '─': '-',
+  '└': '+',
+  '┌': '+',
+  '├': '+',
+  '╭': '+',
+  '╮': '+',
+  '╯': '+',
+  '╰': '+',
+  '↑': '^',
+  '↓': 'v',
+  '•': '-',
 };
 
 const SYMBOL = new RegExp(`[${Object.keys(ASCII_FALLBACKS).join('')}]`, 'g');

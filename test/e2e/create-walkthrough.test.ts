@@ -140,6 +140,25 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     expect(await creates()).toEqual([]);
   });
 
+  it('under LANG=C every question is drawn in ASCII, as every symbol esign draws', async () => {
+    const terminal = walk('esign-walk-ascii', '--name Ada --email ada@example.com', {
+      LANG: 'C',
+      LC_ALL: '',
+      LC_CTYPE: '',
+    });
+    try {
+      await terminal.waitFor(/Template/);
+      terminal.press('Enter');
+      await terminal.waitFor(/Send it\?/);
+      terminal.press('Right', 'Enter');
+      expect(await terminal.waitFor(/exit=\d+/)).toContain('exit=2');
+      const shown = terminal.screens.find((screen) => /[^\x20-\x7e\n]/.test(screen));
+      expect(shown, 'a screen that is not ASCII').toBeUndefined();
+    } finally {
+      terminal.close();
+    }
+  });
+
   it('answering No sends nothing: exit 2', async () => {
     const terminal = walk('esign-walk-no', '--template offer-letter --name Ada');
     try {
