@@ -46,7 +46,8 @@ const EXIT_CODES = `Exit codes
   3    Not authenticated: no token, or the API answered 401.
   4    Forbidden: the API answered 403.
   5    The API rejected the request (another 4xx, including 429 after retries).
-  6    Network failure: DNS, refused connection, TLS, proxy, timeout.
+  6    Network failure: DNS, refused connection, TLS, proxy, timeout, or a connection broken
+       after sending (the outcome is unknown: see the message).
   7    Server failure: 5xx, or an answer that does not match the API spec.
   8    Batch finished, but some records failed (or it stopped sending after the first 20
        answered all failed with the same error; --keep-going sends every record).

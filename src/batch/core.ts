@@ -305,7 +305,13 @@ async function settleDuplicates(flags: ResolvedFlags, ctx: Context, checked: Pre
   ctx.stderr.write(duplicatesWarning(checked));
   const { askYesNo, streamsOf } = await import('../envelope/interactive.js');
   const count = checked.duplicateCount;
-  if (await askYesNo(`Send ${count === 1 ? 'it' : `all ${count}`} anyway?`, streamsOf(ctx))) return;
+  if (
+    await askYesNo(
+      `Send ${count === 1 ? 'the duplicate' : `all ${count} duplicates`} anyway?`,
+      streamsOf(ctx),
+    )
+  )
+    return;
   throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
     hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
   });
@@ -587,7 +593,8 @@ function sendRecords(run: Sending): ReturnType<typeof runBatch> {
       hardSignal: run.hard.signal,
       onProgress: run.progress.update,
       stopAfterSameFailures: flags.keepGoing ? undefined : SAME_FAILURE_STOP_AFTER,
-      onStopping: (inFlight) => ctx.stderr.write(stoppingText(inFlight, ctx.signal.reason)),
+      onStopping: (inFlight) =>
+        ctx.stderr.write(stoppingText(inFlight, ctx.signal.reason, ctx.terminal.stderrIsTTY)),
       onRetry: flags.verbose
         ? ({ line, status, waitMs }) =>
             ctx.stderr.write(
@@ -603,13 +610,16 @@ function sendRecords(run: Sending): ReturnType<typeof runBatch> {
  * one does, in the words of the signal that came (Ctrl-C at a terminal, SIGTERM from a CI runner
  * or `kill`).
  */
-export function stoppingText(inFlight: number, reason: unknown): string {
+export function stoppingText(inFlight: number, reason: unknown, terminal: boolean): string {
   const signal = reason instanceof InterruptedError ? reason.signalName : undefined;
   const by = signal === 'SIGTERM' ? ' (SIGTERM)' : '';
-  if (inFlight === 0) return `\nstopping${by}: no request is in flight; no new record is sent\n`;
+  // On a terminal, a line of its own after the ^C it echoed (or the live progress line); in a log,
+  // no empty line.
+  const start = terminal ? '\n' : '';
+  if (inFlight === 0) return `${start}stopping${by}: no request is in flight; no new record is sent\n`;
   const requests = `${inFlight} ${inFlight === 1 ? 'request' : 'requests'}`;
   const again = signal === 'SIGTERM' ? 'a second SIGTERM or Ctrl-C abandons them' : 'Ctrl-C again to abort';
-  return `\nstopping${by}: waiting for ${requests} in flight; ${again}\n`;
+  return `${start}stopping${by}: waiting for ${requests} in flight; ${again}\n`;
 }
 
 function unknownNextStep(flags: BatchFlags, unknown: number, hasOutput: boolean): string {

@@ -45,7 +45,7 @@ export async function askTemplate(
     return answer(
       await text({
         ...streams,
-        message: 'Template id (no template names are in force: .esign.json has none for this profile)',
+        message: 'Template id (no template names are in force for this profile)',
         placeholder: '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
         validate: (value) => (value?.trim() ? undefined : 'A template id is needed.'),
       }),

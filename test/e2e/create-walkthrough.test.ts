@@ -266,7 +266,7 @@ describe.skipIf(!hasTmux)('envelope batch at a terminal, with duplicate records'
   it('asks before sending them; No (the default) sends nothing: exit 2', async () => {
     const terminal = batch('esign-dupes-no', '');
     try {
-      const question = await terminal.waitFor(/Send it anyway\?/);
+      const question = await terminal.waitFor(/Send the duplicate anyway\?/);
       expect(question).toContain('line 2: same template, signatory email and merge data as line 1');
       terminal.press('Enter');
       const final = await terminal.waitFor(/exit=\d+/);
@@ -281,7 +281,7 @@ describe.skipIf(!hasTmux)('envelope batch at a terminal, with duplicate records'
   it('Yes sends them; --yes sends them without asking', async () => {
     const asked = batch('esign-dupes-yes', '');
     try {
-      await asked.waitFor(/Send it anyway\?/);
+      await asked.waitFor(/Send the duplicate anyway\?/);
       asked.press('Left', 'Enter');
       expect(await asked.waitFor(/exit=\d+/)).toContain('exit=0');
     } finally {
