@@ -13,13 +13,21 @@ import {
   batchResultLineForLog,
   publishBatchReport,
   publishInvalidInput,
+  publishRefused,
 } from '../ci/batch-summary.js';
 import { githubActionsEnabled, maskValues, writeCommands } from '../ci/github-actions.js';
 import { connect, loadSettings } from '../config/connect.js';
 import type { Setting, Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { createdEnvelopeText } from '../envelope/created.js';
-import { ExitCode, InputError, InterruptedError, OutputFailedError, UsageError } from '../errors.js';
+import {
+  CliError,
+  ExitCode,
+  InputError,
+  InterruptedError,
+  OutputFailedError,
+  UsageError,
+} from '../errors.js';
 import { promptsAllowed } from '../io/interaction.js';
 import type { GlobalOptions } from '../options.js';
 import { redact, redactStrings } from '../text/redact.js';
@@ -104,6 +112,23 @@ const RESULTS_SYNC_EVERY_MS = 100;
 const MAX_UNWRITTEN_ON_STDERR = 20;
 
 export async function runBatchCore(flags: BatchFlags, ctx: Context): Promise<BatchRun> {
+  try {
+    return await runChecked(flags, ctx);
+  } catch (error) {
+    // Refused before anything was sent (exit 2: results already in --output, an unfinished earlier
+    // run, another input): in GitHub Actions the step outputs still say so, as for invalid records.
+    const refused = error instanceof CliError && error.exitCode === ExitCode.usage && !flags.dryRun;
+    if (refused && !published.has(error) && githubActionsEnabled(flags.ciOutput, ctx.env)) {
+      publishRefused({ message: error.message, hint: error.hint }, ctx.env);
+    }
+    throw error;
+  }
+}
+
+/** Errors whose step outputs and summary were written where they were raised (invalid records). */
+const published = new WeakSet<object>();
+
+async function runChecked(flags: BatchFlags, ctx: Context): Promise<BatchRun> {
   const format = formatOf(flags.file, flags.format);
   const given = flags.output === undefined ? undefined : resolve(ctx.cwd, flags.output);
   if (flags.resume && !given) {
@@ -284,7 +309,10 @@ async function checkRecords(
   }
   if (checked.problemCount > 0) {
     const error = invalid(checked, 'nothing was sent');
-    if (githubActionsEnabled(flags.ciOutput, ctx.env)) publishInvalid(checked, error, ctx);
+    if (githubActionsEnabled(flags.ciOutput, ctx.env)) {
+      publishInvalid(checked, error, ctx);
+      published.add(error);
+    }
     throw error;
   }
   if (checked.duplicateCount > 0 && !flags.allowDuplicates) await settleDuplicates(flags, ctx, checked);

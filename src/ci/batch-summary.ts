@@ -233,6 +233,34 @@ export function publishInvalidInput(input: InvalidInput, env: Env): void {
 }
 
 /**
+ * In GitHub Actions, a batch refused before anything was sent for a reason other than its records
+ * (results already in --output, an unfinished earlier run): the step outputs say nothing was
+ * created, and the job summary says why. As for invalid input, a runner file that cannot be
+ * written is left unsaid.
+ */
+export function publishRefused(refusal: { message: string; hint: string | undefined }, env: Env): void {
+  const files = githubFiles(env);
+  const summary = [
+    '### esign envelope batch: ⛔ refused; nothing was sent',
+    '',
+    markdownText(refusal.message),
+    '',
+    ...(refusal.hint ? [markdownText(refusal.hint), ''] : []),
+  ].join('\n');
+  for (const [path, text] of [
+    [files.stepSummary, `${summary}\n`],
+    [files.output, formatOutputs({ created: '0', failed: '0', unknown: '0', results_file: '' })],
+  ] as const) {
+    if (!path) continue;
+    try {
+      appendRunnerFile(path, text);
+    } catch {
+      // The refusal is reported, with its exit code (2), all the same.
+    }
+  }
+}
+
+/**
  * In GitHub Actions (the caller checks githubActionsEnabled): the summary appended to
  * $GITHUB_STEP_SUMMARY and the outputs to $GITHUB_OUTPUT, each when the runner names its file.
  * A file that cannot be written is an OutputFailedError naming it (the envelopes exist already).

@@ -355,6 +355,25 @@ describe('envelope batch in GitHub Actions: failures on the job page', () => {
     );
   });
 
+  it('a run refused before sending (results already in --output): exit 2, and the step outputs and summary say nothing was sent', async () => {
+    const { file, output } = input(2);
+    writeFileSync(output, `${JSON.stringify({ line: 1, ok: true, envelope_id: 'x' })}\n`);
+    const files = runnerFiles();
+    const result = await runCli(batch(file, '--output', output), {
+      env: { ...env(), GITHUB_ACTIONS: 'true', ...files },
+    });
+    expect(result.code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+    expect(readFileSync(files.GITHUB_OUTPUT, 'utf8')).toBe(
+      'earlier=step\ncreated=0\nfailed=0\nunknown=0\nresults_file=\n',
+    );
+    const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    expect(summary).toContain('### esign envelope batch: ⛔ refused; nothing was sent');
+    // The message and its hint, Markdown-escaped (a `-` is `\-` there).
+    expect(summary).toContain('already holds results');
+    expect(summary).toContain('Add \\-\\-resume to continue');
+  });
+
   it('invalid records: exit 2, nothing sent; the step outputs, a summary listing the lines, an annotation naming them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'esign-batch-invalid-'));
     const file = join(dir, 'people.jsonl');
