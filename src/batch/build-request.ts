@@ -31,6 +31,8 @@ export interface BatchDefaults {
   expires_in_days?: number | undefined;
   /** Names a record's template_id may give instead of an id (the project file's, for the profile). */
   templates?: TemplateNames | undefined;
+  /** The flag each key of merge_data came from ("--set" or "--data"), for messages. */
+  merge_data_from?: ReadonlyMap<string, string> | undefined;
 }
 
 export type InputFormat = 'jsonl' | 'csv';
@@ -68,6 +70,13 @@ export type FieldTrouble = (
   whatIs: (key: string) => string,
 ) => void;
 
+/** Where a batch's field checks go: each misfit, and the template each record uses. */
+export interface FieldReport {
+  trouble: FieldTrouble;
+  /** The record's template, with its declared fields, or undefined when it declares none. */
+  templateUsed?: (template: TemplateLabel | undefined) => void;
+}
+
 /**
  * Returns the request, or undefined with the reasons pushed to `problems` (without line numbers).
  * Merge data that does not fit the template's declared fields goes to `fieldTrouble` instead (the
@@ -78,7 +87,7 @@ export function buildBatchRequest(
   defaults: BatchDefaults,
   format: InputFormat,
   problems: Problems,
-  fieldTrouble?: FieldTrouble,
+  fieldReport?: FieldReport,
 ): CreateEnvelopeRequest | undefined {
   if (!isObject(record)) {
     problems.push(
@@ -113,18 +122,38 @@ export function buildBatchRequest(
         : clean,
     );
   }
-  const fields = template?.fields;
-  const check = checkMergeData(fields, merged);
-  const misfit = fields !== undefined && hasFieldProblems(check);
-  if (misfit) {
-    const label: TemplateLabel = { label: template?.label ?? String(template?.id), fields };
-    const own = isObject(record.merge_data) ? record.merge_data : {};
-    const whatIs = (key: string) => (format === 'csv' && Object.hasOwn(own, key) ? 'column' : 'merge field');
-    if (fieldTrouble) fieldTrouble(check, label, whatIs);
-    else problems.push(...describeFieldCheck(check, label));
-  }
+  const misfit = checkFields(record, merged, template, defaults, format, problems, fieldReport);
   if (problems.length > before || !request || misfit) return undefined;
   return normalizeRequest(request);
+}
+
+/**
+ * The merge data against the record's template's declared fields; true when it does not fit. Each
+ * key is named by where it came from: the record's own (a CSV column), or the flag of a default.
+ */
+function checkFields(
+  record: Record<string, unknown>,
+  merged: Record<string, string>,
+  template: (Omit<ResolvedTemplate, 'id'> & { id: unknown }) | undefined,
+  defaults: BatchDefaults,
+  format: InputFormat,
+  problems: Problems,
+  fieldReport: FieldReport | undefined,
+): boolean {
+  const fields = template?.fields;
+  const label: TemplateLabel | undefined =
+    fields === undefined ? undefined : { label: template?.label ?? String(template?.id), fields };
+  if (template !== undefined && template.id !== UNRESOLVED_TEMPLATE_ID) fieldReport?.templateUsed?.(label);
+  const check = checkMergeData(fields, merged);
+  if (label === undefined || !hasFieldProblems(check)) return false;
+  const own = isObject(record.merge_data) ? record.merge_data : {};
+  const whatIs = (key: string) => {
+    if (Object.hasOwn(own, key)) return format === 'csv' ? 'column' : 'merge field';
+    return defaults.merge_data_from?.get(key) ?? 'merge field';
+  };
+  if (fieldReport) fieldReport.trouble(check, label, whatIs);
+  else problems.push(...describeFieldCheck(check, label));
+  return true;
 }
 
 /**

@@ -14,7 +14,7 @@ import { FieldProblems } from '../project/fields.js';
 import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
 import type { PreviousRecord, PreviousResults } from './previous-results.js';
-import { type RawItem, readCsv, readJsonl } from './readers.js';
+import { mergeColumns, type RawItem, readCsv, readJsonl } from './readers.js';
 import type { SpoolWriter } from './spool.js';
 
 /** The flags the defaults come from. */
@@ -71,9 +71,13 @@ export async function readDefaults(
       },
     );
   }
+  const from = new Map<string, string>();
+  for (const key of Object.keys(fromFiles)) from.set(key, '--data');
+  for (const key of Object.keys(fromSet)) from.set(key, '--set');
   return {
     template_id: template?.id,
     template,
+    merge_data_from: from,
     merge_data: { ...fromFiles, ...fromSet },
     expires_in_days: expires,
     templates,
@@ -219,7 +223,10 @@ export async function prepare(
   };
   /** Merge data that does not fit a template's declared fields: told once per key or field, after the pass. */
   const fieldProblems = new FieldProblems();
-  const records = format === 'csv' ? readCsv(input) : readJsonl(input);
+  const records =
+    format === 'csv'
+      ? readCsv(input, (header) => fieldProblems.noteColumns(mergeColumns(header)))
+      : readJsonl(input);
   /** Lines the earlier run created (or may have) that still hold a record. */
   const settledLines = new Set<number>();
   /** Each record's duplicate key, to the first line that had it. */
@@ -249,9 +256,12 @@ export async function prepare(
       return;
     }
     const found: Problems = [];
-    const request = buildBatchRequest(item.record, defaults, format, found, (check, template, whatIs) => {
-      fieldProblems.add(item.line, check, template, whatIs);
-      markInvalid(item.line);
+    const request = buildBatchRequest(item.record, defaults, format, found, {
+      trouble: (check, template, whatIs) => {
+        fieldProblems.add(item.line, check, template, whatIs);
+        markInvalid(item.line);
+      },
+      templateUsed: (template) => fieldProblems.noteTemplate(template),
     });
     for (const problem of found) report(item.line, problem);
     if (!request) return;
@@ -321,8 +331,10 @@ export async function prepare(
  * every one), and is the one to fix first.
  */
 function addFieldProblems(prepared: Prepared, fieldProblems: FieldProblems): void {
-  if (fieldProblems.size === 0) return;
   const described = fieldProblems.describe(prepared.total);
+  if (described.length === 0) return;
+  // A header column that is a field of no template makes every record that uses one invalid.
+  prepared.invalid = Math.max(prepared.invalid, fieldProblems.recordsWithBadColumns());
   prepared.problemCount += described.length;
   prepared.problems = [...described, ...prepared.problems].slice(
     0,

@@ -44,11 +44,21 @@ export const RESERVED_COLUMNS = [
   'expires_in_days',
 ] as const;
 
+/** The header's columns that hold merge data, as rowToRecord reads them: every column not reserved. */
+export function mergeColumns(header: readonly string[]): string[] {
+  return header.filter((name) => !(RESERVED_COLUMNS as readonly string[]).includes(name));
+}
+
 /**
  * CSV with a header row, through csv-parse: quoted fields with commas, quotes and newlines, a BOM,
  * CRLF. Each row becomes the JSON Lines shape; empty cells count as absent, so defaults apply.
+ * `onHeader` is given the header's columns when the header row is a good one: an empty cell drops
+ * its column from that row's record, so only the header says which columns there are.
  */
-export async function* readCsv(input: Readable): AsyncGenerator<RawItem[]> {
+export async function* readCsv(
+  input: Readable,
+  onHeader?: (columns: readonly string[]) => void,
+): AsyncGenerator<RawItem[]> {
   const checked = new CheckedLines({ mask: true });
   const normalised = crlfToLf();
   const parser = input
@@ -88,6 +98,7 @@ export async function* readCsv(input: Readable): AsyncGenerator<RawItem[]> {
       header = item.record.map((name) => name.trim());
       const problem = checkHeader(header);
       if (problem) items.push({ line, problem });
+      else onHeader?.(header);
       return !problem;
     }
     if (item.record.length !== header.length) {

@@ -11,7 +11,12 @@ import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { globalOptions, repeated } from '../options.js';
 import { lookUpProjectFile, PROJECT_FILE_NAME, parseProjectFile } from '../project/project-file.js';
-import { type TemplateEntry, type TemplateFields, templateNameProblem } from '../project/template-entry.js';
+import {
+  fieldNameProblem,
+  type TemplateEntry,
+  type TemplateFields,
+  templateNameProblem,
+} from '../project/template-entry.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { updatedEntry, withTemplateEntry, writeFileAtomic } from '../project/write-project.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -123,6 +128,19 @@ function fieldChanges(
 ): { any: boolean; apply: (fields: TemplateFields) => TemplateFields } {
   const descriptions = pairs(flags.description, '--description', problems);
   const examples = pairs(flags.example, '--example', problems);
+  // A name the project file refuses (`__proto__` would set the object's prototype and be written
+  // as nothing while "Updated" was said) is refused here, before the file is touched.
+  const named: [string, string][] = [
+    ...flags.field.map((name): [string, string] => ['--field', name]),
+    ...flags.required.map((name): [string, string] => ['--required', name]),
+    ...descriptions.map(([name]): [string, string] => ['--description', name]),
+    ...examples.map(([name]): [string, string] => ['--example', name]),
+    ...flags.removeField.map((name): [string, string] => ['--remove-field', name]),
+  ];
+  for (const [flag, name] of named) {
+    const problem = fieldNameProblem(name);
+    if (problem) problems.push(`${flag} '${escapeControl(name)}' ${problem}.`);
+  }
   const any =
     flags.field.length +
       flags.required.length +

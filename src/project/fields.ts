@@ -1,7 +1,8 @@
 // Merge data against a template's declared fields, decided once: a key that is not a field (with
 // "did you mean" when one is close) and a required field missing or empty. `envelope create`, its
 // dry run and the MCP server check one request (src/envelope/request.ts); the batch checks every
-// record and reports each unknown key or column once, and each missing field with its lines.
+// record and reports each unknown key or column once, and each missing field with its lines; a CSV
+// header's column that is not a field is reported even when it is empty on every line.
 // A template without declared fields (a plain id in the project file) is never checked.
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -100,9 +101,17 @@ export class FieldProblems {
     { field: string; template: TemplateLabel; lines: number[]; count: number }
   >();
 
+  /** The CSV header's merge-data columns; each must be a field of a template the records use. */
+  #columns: readonly string[] = [];
+  /** The declared templates the records used, by label, with how many records used each. */
+  readonly #templates = new Map<string, { template: TemplateLabel; records: number }>();
+  /** A record used a template without declared fields: any column may be one of its fields. */
+  #undeclaredUsed = false;
+
   /**
    * Notes one record's check; `line` is its input line. `whatIs` says what a key was given as:
-   * "column" for a CSV file's own column, "merge field" for a key of --data, --set or merge_data.
+   * "column" for a CSV file's own column, "merge field" for a key of merge_data, or the flag a
+   * default came from ("--set", "--data"): a default is told once, without lines (it is on all).
    */
   add(line: number, check: FieldCheck, template: TemplateLabel, whatIs: (key: string) => string): void {
     for (const found of check.unknown) {
@@ -120,8 +129,51 @@ export class FieldProblems {
     }
   }
 
+  /** The CSV header's columns that are merge data (not signatory_*, template_id, expires_in_days). */
+  noteColumns(columns: readonly string[]): void {
+    this.#columns = columns;
+  }
+
+  /** Notes the template a record uses: its declared fields, or undefined when it declares none. */
+  noteTemplate(template: TemplateLabel | undefined): void {
+    if (template === undefined) {
+      this.#undeclaredUsed = true;
+      return;
+    }
+    const used = this.#templates.get(template.label);
+    if (used) used.records++;
+    else this.#templates.set(template.label, { template, records: 1 });
+  }
+
+  /** Problems found record by record so far (the header's empty columns are told by describe). */
   get size(): number {
     return this.#unknown.size + this.#missing.size;
+  }
+
+  /**
+   * The header's columns that no template the records use has as a field, and that no record had
+   * a value in (those are told with their lines): empty on every line, they would never be told
+   * record by record. None when a record uses a template without declared fields.
+   */
+  #emptyColumns(): { column: string; templates: TemplateLabel[]; records: number }[] {
+    if (this.#undeclaredUsed || this.#templates.size === 0) return [];
+    const used = [...this.#templates.values()];
+    const told = new Set([...this.#unknown.values()].filter((e) => e.what === 'column').map((e) => e.key));
+    return this.#columns
+      .filter(
+        (column) =>
+          !told.has(column) && used.every(({ template }) => !Object.hasOwn(template.fields, column)),
+      )
+      .map((column) => ({
+        column,
+        templates: used.map(({ template }) => template),
+        records: used.reduce((sum, { records }) => sum + records, 0),
+      }));
+  }
+
+  /** How many records use a template that a header column is not a field of (0 when none is). */
+  recordsWithBadColumns(): number {
+    return this.#emptyColumns()[0]?.records ?? 0;
   }
 
   /**
@@ -130,10 +182,13 @@ export class FieldProblems {
    */
   describe(total?: number): string[] {
     const linesOf = (entry: { lines: number[]; count: number }) => linesText(entry, total);
-    const problems: string[] = [];
+    const problems = this.#emptyColumns().map(({ column, templates }) =>
+      describeEmptyColumn(column, templates),
+    );
     for (const entry of this.#unknown.values()) {
+      const fromFlag = entry.what.startsWith('--');
       problems.push(
-        `${entry.what} '${entry.key}' is not a field of template '${entry.template.label}'.${suggestion(entry.key, entry.template.fields)} (${fieldList(entry.template.fields)}; ${linesOf(entry)})`,
+        `${fromFlag ? `merge field '${entry.key}' from ${entry.what}` : `${entry.what} '${entry.key}'`} is not a field of template '${entry.template.label}'.${suggestion(entry.key, entry.template.fields)} (${fieldList(entry.template.fields)}${fromFlag ? '' : `; ${linesOf(entry)}`})`,
       );
     }
     for (const entry of this.#missing.values()) {
@@ -143,6 +198,16 @@ export class FieldProblems {
     }
     return problems.map(escapeControl);
   }
+}
+
+/** A header column that is a field of none of the templates used, and empty on every line. */
+function describeEmptyColumn(column: string, templates: readonly TemplateLabel[]): string {
+  if (templates.length === 1 && templates[0]) {
+    const { label, fields } = templates[0];
+    return `column '${column}' is not a field of template '${label}'.${suggestion(column, fields)} (${fieldList(fields)}; the column is empty on every line)`;
+  }
+  const names = templates.flatMap(({ fields }) => Object.keys(fields));
+  return `column '${column}' is not a field of any of the templates ${quoted(templates.map(({ label }) => label))}.${didYouMean(column, [...new Set(names)])} (the column is empty on every line)`;
 }
 
 function noteLine(entry: { lines: number[]; count: number }, line: number): void {

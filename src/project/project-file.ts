@@ -14,7 +14,12 @@ import { shellQuote } from '../text/shell.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { RATE_EXPECTED, readRate } from '../text/units.js';
-import { expandEntryIssue, TemplateEntries, templateEntryKeysAt } from './template-entry.js';
+import {
+  expandEntryIssue,
+  fieldNameProblem,
+  TemplateEntries,
+  templateEntryKeysAt,
+} from './template-entry.js';
 import { currentUser, distrustReason, inspect } from './trust.js';
 
 export const PROJECT_FILE_NAME = '.esign.json';
@@ -289,8 +294,9 @@ function describeProjectIssue(issue: z.core.$ZodIssue, text: string, root: unkno
 }
 
 /**
- * A template named `__proto__`: zod's records skip that key, so it would vanish without a word.
- * It breaks the name rule (it starts with '_'), and is told as any other bad name is.
+ * A template or a field named `__proto__`: zod's records skip that key, so it would vanish without
+ * a word (a required field never checked). A template so named breaks the name rule (it starts
+ * with '_') and is told as any other bad name is; a field so named is told as a bad field name.
  */
 function protoTemplateNames(root: unknown, text: string): Problem[] {
   if (!isObject(root)) return [];
@@ -298,18 +304,29 @@ function protoTemplateNames(root: unknown, text: string): Problem[] {
   if (isObject(root.profiles)) {
     for (const profile of Object.keys(root.profiles)) places.push(['profiles', profile, 'templates']);
   }
-  return places
-    .filter((path) => {
-      const names = path.reduce<unknown>(
-        (value, key) => (isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined),
-        root,
-      );
-      return isObject(names) && Object.hasOwn(names, '__proto__');
-    })
-    .map((path) => ({
-      ...locate(text, [...path, '__proto__']),
-      text: `'${escapeControl([...path, '__proto__'].join('.'))}' ${describeTemplateName('__proto__')}.`,
-    }));
+  const at = (path: readonly string[]) =>
+    path.reduce<unknown>(
+      (value, key) => (isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined),
+      root,
+    );
+  const problem = (path: string[], what: string): Problem => ({
+    ...locate(text, path),
+    text: `'${escapeControl(path.join('.'))}' ${what}.`,
+  });
+  return places.flatMap((path) => {
+    const names = at(path);
+    if (!isObject(names)) return [];
+    const found = Object.hasOwn(names, '__proto__')
+      ? [problem([...path, '__proto__'], describeTemplateName('__proto__'))]
+      : [];
+    for (const name of Object.keys(names)) {
+      const fields = at([...path, name, 'fields']);
+      if (name !== '__proto__' && isObject(fields) && Object.hasOwn(fields, '__proto__')) {
+        found.push(problem([...path, name, 'fields', '__proto__'], fieldNameProblem('__proto__') as string));
+      }
+    }
+    return found;
+  });
 }
 
 /** The rule a template name breaks, for a name TEMPLATE_NAME refused (or one shaped like an id). */

@@ -28,9 +28,24 @@ export const TemplateField = z.strictObject({
 });
 export type TemplateField = z.infer<typeof TemplateField>;
 
+const EMPTY_FIELD_NAME = 'is not a field name: a merge tag is never empty';
+/**
+ * `__proto__` as a field name: zod's records skip that key and a plain object would take it for
+ * its prototype, so the field would vanish without a word. The project file refuses it instead.
+ */
+const PROTO_FIELD_NAME =
+  "is not a field name esign can keep: '__proto__' is the name of every JavaScript object's prototype, so the field would be dropped without a word; rename the merge tag";
+
+/** What is wrong with a field name (a merge tag in the project file), or undefined. */
+export function fieldNameProblem(name: string): string | undefined {
+  if (name === '') return EMPTY_FIELD_NAME;
+  return name === '__proto__' ? PROTO_FIELD_NAME : undefined;
+}
+
 /** A template's fields by merge tag. */
 export const TemplateFields = z.record(
-  z.string().check(z.minLength(1, 'is not a field name: a merge tag is never empty')),
+  // `__proto__` never reaches this check (zod's records skip it): project-file.ts looks for it.
+  z.string().check(z.minLength(1, EMPTY_FIELD_NAME)),
   TemplateField,
 );
 export type TemplateFields = z.infer<typeof TemplateFields>;

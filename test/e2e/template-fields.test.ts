@@ -154,6 +154,47 @@ describe('envelope batch checks every record before the first request', () => {
     expect(await requestsSent()).toEqual([]);
   });
 
+  it('CSV: a misspelt column empty on every line is told once, from the header; nothing sent', async () => {
+    const file = join(repo, 'empty-column.csv');
+    writeFileSync(
+      file,
+      'signatory_name,signatory_email,company,start_date,strat_date\n' +
+        'Ada,ada@example.com,Acme,2026-12-01,\nBob,bob@example.com,Acme,2026-12-02,\n',
+    );
+    for (const dry of [['--dry-run'], []]) {
+      const result = await runBin(['envelope', 'batch', file, '--template', 'offer-letter', ...dry], {
+        env,
+        cwd: repo,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr.split("column 'strat_date' is not a field").length - 1).toBe(1);
+      expect(result.stderr).toContain(
+        "column 'strat_date' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, role, start_date, salary; the column is empty on every line)",
+      );
+      expect(result.stderr).toContain('2 of 2 records are invalid (1 problem)');
+    }
+    expect(await requestsSent()).toEqual([]);
+  });
+
+  it('a --set default that is not a field is told once, as coming from --set, not from a line', async () => {
+    const file = join(repo, 'with-default.csv');
+    writeFileSync(
+      file,
+      'signatory_name,signatory_email,company,start_date\nAda,ada@example.com,Acme,2026-12-01\nBob,bob@example.com,Acme,2026-12-02\n',
+    );
+    const result = await runBin(
+      ['envelope', 'batch', file, '--template', 'offer-letter', '--set', 'strat=x', '--dry-run'],
+      { env, cwd: repo },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr.split("'strat'").length - 1).toBe(1);
+    expect(result.stderr).toContain(
+      "merge field 'strat' from --set is not a field of template 'offer-letter'. (its fields: company, role, start_date, salary)",
+    );
+    expect(result.stderr).not.toMatch(/line \d/);
+    expect(await requestsSent()).toEqual([]);
+  });
+
   it("JSON Lines: a record's own template name is checked; a good file is sent", async () => {
     const bad = join(repo, 'bad.jsonl');
     writeFileSync(

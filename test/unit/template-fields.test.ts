@@ -86,6 +86,53 @@ describe('FieldProblems: a batch tells each problem once, with its lines', () =>
   });
 });
 
+describe("FieldProblems: a CSV header's columns", () => {
+  const check = (data: Record<string, string>, fields: typeof FIELDS | Record<string, object>) =>
+    checkMergeData(fields, data) as NonNullable<ReturnType<typeof checkMergeData>>;
+  const nda = { label: 'nda', fields: { counterparty: {} } };
+
+  it('a column that no template used has as a field is told once, even when empty on every line', () => {
+    const problems = new FieldProblems();
+    problems.noteColumns(['company', 'start_date', 'strat_date']);
+    for (let line = 2; line <= 4; line++) problems.noteTemplate(offer);
+    expect(problems.size).toBe(0);
+    expect(problems.recordsWithBadColumns()).toBe(3);
+    expect(problems.describe(3)).toEqual([
+      "column 'strat_date' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary; the column is empty on every line)",
+    ]);
+  });
+
+  it('with several templates: a column of one of them is no problem where it is empty', () => {
+    const problems = new FieldProblems();
+    problems.noteColumns(['company', 'counterparty', 'x']);
+    problems.noteTemplate(offer);
+    problems.noteTemplate(nda);
+    expect(problems.describe(2)).toEqual([
+      "column 'x' is not a field of any of the templates 'offer-letter', 'nda'. (the column is empty on every line)",
+    ]);
+    // …but a value in it on a record of the other template is told with its line.
+    problems.add(3, check({ company: 'Acme' }, nda.fields), nda, () => 'column');
+    expect(problems.describe(2)[1]).toContain("column 'company' is not a field of template 'nda'.");
+  });
+
+  it('nothing is said of columns when a record uses a template without declared fields', () => {
+    const problems = new FieldProblems();
+    problems.noteColumns(['anything']);
+    problems.noteTemplate(offer);
+    problems.noteTemplate(undefined);
+    expect(problems.describe(2)).toEqual([]);
+  });
+
+  it('a column told with its lines (it had a value) is not told again as empty', () => {
+    const problems = new FieldProblems();
+    problems.noteColumns(['start_dte']);
+    problems.noteTemplate(offer);
+    problems.add(2, check({ company: 'A', start_date: 'd', start_dte: 'x' }, FIELDS), offer, () => 'column');
+    expect(problems.describe(1)).toHaveLength(1);
+    expect(problems.describe(1).filter((text) => text.includes("'start_dte'"))).toHaveLength(1);
+  });
+});
+
 describe('field problems before a terminal', () => {
   it('escape control characters from the project file and the input (a field, its description and example, a key, a column)', () => {
     const fields = {
