@@ -3,6 +3,7 @@
 // anything is sent. Used for the top-level `templates` and for every `profiles.<name>.templates`.
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
+import { describeNearUlid } from './ulid-text.js';
 
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const NOT_A_NAME = 'is not a template name (letters, digits and . _ -, at most 64 characters)';
@@ -14,11 +15,14 @@ export function templateNameProblem(name: string): string | undefined {
   return ULID_PATTERN.test(name) ? LOOKS_LIKE_ID : undefined;
 }
 
-const templateId = z
-  .string()
-  .check(
-    z.regex(ULID_PATTERN, 'must be a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E)'),
-  );
+const templateId = z.string().check(
+  z.refine((value) => ULID_PATTERN.test(value), {
+    // A value shaped like an id says what is wrong with it as one, as --template does.
+    error: (issue) =>
+      (typeof issue.input === 'string' ? describeNearUlid(issue.input) : undefined) ??
+      'must be a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E)',
+  }),
+);
 
 /** One field of a template: optional unless `required` is true. */
 export const TemplateField = z.strictObject({

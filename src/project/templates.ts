@@ -6,6 +6,7 @@ import { ULID_PATTERN } from '../api/schemas.js';
 import { didYouMean } from '../text/suggest.js';
 import { type LoadedProject, PROJECT_FILE_NAME } from './project-file.js';
 import { entryFields, entryId, type TemplateEntry, type TemplateFields } from './template-entry.js';
+import { describeNearUlid, ULID_EXPECTED } from './ulid-text.js';
 
 /** The template names in force for one profile, and where they come from. */
 export interface TemplateNames {
@@ -65,9 +66,9 @@ export interface ResolvedTemplate {
   label?: string | undefined;
 }
 
-export type TemplateResolution = ResolvedTemplate | { problem: string };
+export { describeNearUlid } from './ulid-text.js';
 
-const ULID_EXPECTED = 'must be a ULID: 26 characters of Crockford base-32, like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
+export type TemplateResolution = ResolvedTemplate | { problem: string };
 
 /**
  * A template id or name → the id (upper case), or the problem with it, which starts with `where`
@@ -105,31 +106,6 @@ function fieldsById(id: string, templates: TemplateNames, where: string): Templa
   return {
     problem: `${where}: ${id} is the id of ${declaring.map((name) => `'${name}'`).join(', ')} in ${templates.file}, whose fields differ; give the name instead.`,
   };
-}
-
-const ID_SHAPED = /^(?=[^0-9]*[0-9])[0-9A-Za-z]{23,29}$/;
-const NOT_CROCKFORD = /[ILOU]/gi;
-const COUNTS = ['', 'one character', 'two characters', 'three characters'];
-
-/** What is wrong with a value shaped like a ULID, or undefined when it is not shaped like one. */
-export function describeNearUlid(value: string): string | undefined {
-  if (!ID_SHAPED.test(value)) return undefined;
-  const wrong: string[] = [];
-  const off = value.length - 26;
-  if (off < 0) wrong.push(`is ${COUNTS[-off]} short`);
-  if (off > 0) wrong.push(`is ${COUNTS[off]} too long`);
-  const letters = [...value.matchAll(NOT_CROCKFORD)].map(
-    (m) => `'${m[0]}' at character ${(m.index ?? 0) + 1}`,
-  );
-  if (letters.length > 0) {
-    wrong.push(
-      `has ${letters.slice(0, 3).join(', ')}${letters.length > 3 ? ', …' : ''} (I, L, O and U are not Crockford base-32)`,
-    );
-  }
-  // 26 base-32 characters hold 130 bits; a ULID has 128, so the first character is at most 7.
-  if (wrong.length === 0)
-    return `${ULID_EXPECTED}, and '${value}' is out of range: the largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ`;
-  return `${ULID_EXPECTED}; '${value}' ${wrong.join(' and ')}`;
 }
 
 function describeUnknownName(value: string, templates: TemplateNames): string {

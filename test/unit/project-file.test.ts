@@ -224,6 +224,14 @@ describe('describeNearUlid: a value shaped like an id is told what is wrong with
     );
   });
 
+  it('an id in the project file shaped like one is told what is wrong with it, as --template is', () => {
+    const error = problemOf('{"templates": {"offer": "01JD7X4ZQ8G1N6RVS0Y2MBKT3U"}}');
+    expect(error.message).toContain("'01JD7X4ZQ8G1N6RVS0Y2MBKT3U' has 'U' at character 26");
+    const object = problemOf('{"templates": {"offer": {"id": "01JD7X4ZQ8G1N6RVS0Y2MBKT3"}}}');
+    expect(object.message).toContain("'01JD7X4ZQ8G1N6RVS0Y2MBKT3' is one character short");
+    expect(problemOf('{"templates": {"offer": "offer-letter"}}').message).toContain('must be a template id');
+  });
+
   it('a template name shaped like an id still resolves to its id when it is in force', () => {
     const shaped = {
       path: '/repo/.esign.json',
