@@ -15,7 +15,9 @@ import { createTestContext } from '../helpers/context.js';
  */
 function shellWords(commandLines: string[]): string[][] {
   const script = commandLines.map((line) => `printf '%s\\0' ${line.replace(/^esign /, '')}; printf '\\1\\0'`);
-  const out = execFileSync('sh', ['-c', script.join('\n')]).toString('utf8');
+  // bash: a word holding a character that acts on a terminal is printed as $'…' (src/text/shell.ts),
+  // which bash, zsh and ksh read back and dash does not.
+  const out = execFileSync('bash', ['-c', script.join('\n')]).toString('utf8');
   return out
     .split('\u0001\0')
     .slice(0, -1)
