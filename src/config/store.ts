@@ -13,7 +13,7 @@ import { ConfigFileError } from '../errors.js';
 import { describeReadError, isDiskFull } from '../fs/files.js';
 import { acquireLock, releaseLock } from '../fs/lock.js';
 import { describeIssue, issuePath } from '../text/issues.js';
-import { findDeepNesting, locate, readJson } from '../text/json.js';
+import { locate, readBoundedJson } from '../text/json.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
 
@@ -41,17 +41,13 @@ const FIX_HINT = 'Fix the file by hand, or move it away to start afresh. esign n
 export function parseConfigText(text: string, path: string): ConfigFile {
   if (text.trim() === '') return {}; // trim() removes a byte-order mark too
   // A file nested deeper than any config is refused before anything recursive (a key's position) meets it.
-  const deep = findDeepNesting(text, MAX_CONFIG_DEPTH);
-  if (deep) {
+  const read = readBoundedJson(text, MAX_CONFIG_DEPTH);
+  if (read.ok === false) {
+    const { deep } = read;
     throw new ConfigFileError(
-      `${path}:${deep.line}:${deep.column}: the config file nests objects or arrays more than ${MAX_CONFIG_DEPTH} levels deep; it is not an esign config.`,
-      { hint: FIX_HINT },
-    );
-  }
-  const read = readJson(text);
-  if (!read.ok) {
-    throw new ConfigFileError(
-      `${path}:${read.at.line}:${read.at.column}: the config file is not valid JSON: ${read.at.reason}.`,
+      deep
+        ? `${path}:${deep.line}:${deep.column}: the config file nests objects or arrays more than ${MAX_CONFIG_DEPTH} levels deep; it is not an esign config.`
+        : `${path}:${read.at.line}:${read.at.column}: the config file is not valid JSON: ${read.at.reason}.`,
       { hint: FIX_HINT },
     );
   }

@@ -9,7 +9,7 @@ import { ULID_PATTERN } from '../api/schemas.js';
 import type { Env } from '../context.js';
 import { UsageError } from '../errors.js';
 import { describeIssue } from '../text/issues.js';
-import { findDeepNesting, locate, readJson } from '../text/json.js';
+import { locate, readBoundedJson } from '../text/json.js';
 import { shellQuote } from '../text/shell.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -209,8 +209,7 @@ function readProject(path: string, options: LookupOptions): ProjectLookup {
 
 /** The file's `profile` alone (or {} when it names none), or undefined when that cannot be told. */
 function profileAlone(text: string): { profile?: string } | undefined {
-  if (findDeepNesting(text, MAX_DEPTH)) return undefined;
-  const read = readJson(text);
+  const read = readBoundedJson(text, MAX_DEPTH);
   if (!read.ok || !isObject(read.value)) return undefined;
   if (!Object.hasOwn(read.value, 'profile')) return {};
   const profile = ProfileName.safeParse(read.value.profile);
@@ -229,17 +228,13 @@ const MAX_DEPTH = 32;
 /** Parses the text of a project file; every problem names the file, a line and a column, in file order. */
 export function parseProjectFile(text: string, path: string): ProjectFile {
   const shown = escapeControl(path);
-  const deep = findDeepNesting(text, MAX_DEPTH);
-  if (deep) {
+  const read = readBoundedJson(text, MAX_DEPTH);
+  if (read.ok === false) {
+    const { deep } = read;
     throw new UsageError(
-      `${shown}:${deep.line}:${deep.column}: the project file nests objects or arrays more than ${MAX_DEPTH} levels deep; it is not a project file.`,
-      { hint: HINT },
-    );
-  }
-  const read = readJson(text);
-  if (!read.ok) {
-    throw new UsageError(
-      `${shown}:${read.at.line}:${read.at.column}: the project file is not valid JSON: ${escapeControl(read.at.reason)}.`,
+      deep
+        ? `${shown}:${deep.line}:${deep.column}: the project file nests objects or arrays more than ${MAX_DEPTH} levels deep; it is not a project file.`
+        : `${shown}:${read.at.line}:${read.at.column}: the project file is not valid JSON: ${escapeControl(read.at.reason)}.`,
       { hint: HINT },
     );
   }

@@ -44,6 +44,22 @@ export function readJson(text: string): JsonReading {
   }
 }
 
+/** A file of our own read with a depth limit: the value, or why not (`deep`: it nests too deep). */
+export type BoundedJsonReading =
+  | { ok: true; value: unknown }
+  | { ok: false; deep: { line: number; column: number } }
+  | { ok: false; deep?: undefined; at: JsonSyntaxProblem };
+
+/**
+ * readJson for a file of esign's own (the config, the project file): one nested deeper than
+ * `maxDepth` is refused, with where, before JSON.parse or anything recursive (a key's position, a
+ * walk of the value) meets it.
+ */
+export function readBoundedJson(text: string, maxDepth: number): BoundedJsonReading {
+  const deep = findDeepNesting(text, maxDepth);
+  return deep ? { ok: false, deep } : readJson(text);
+}
+
 /** readJson with the problem as `line L, column C: reason`. */
 export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
   const read = readJson(text);
