@@ -108,14 +108,15 @@ export async function askYesNo(message: string, streams: PromptStreams): Promise
   return answer(await confirm({ ...streams, message, initialValue: false }), streams);
 }
 
-/** The streams for a command's prompts: stdin, and the terminal behind stderr. */
+/**
+ * The streams for a command's prompts: stdin, and the terminal behind stderr as the run's decision
+ * says it can show text: without colour (NO_COLOR, FORCE_COLOR=0), in ASCII (LANG=C).
+ */
 export function streamsOf(ctx: Context): PromptStreams {
-  return promptStreams(
-    ctx.stdin.stream(),
-    ctx.spinnerStream as Writable,
-    { colour: ctx.terminal.stderrColor > 0, unicode: ctx.terminal.unicode },
-    ctx.signal,
-  );
+  const terminal = ctx.spinnerStream as Writable;
+  const shown = { colour: ctx.terminal.stderrColor > 0, unicode: ctx.terminal.unicode };
+  const output = shown.colour && shown.unicode ? terminal : asShown(terminal, shown);
+  return { input: ctx.stdin.stream(), output, signal: ctx.signal };
 }
 
 /** Shows what will be sent and asks once. False: the person said no. */
@@ -149,19 +150,6 @@ export async function askForMissing(
   const set = [...given.set];
   for (const field of requiredFieldsOf(template)) set.push(`${field.name}=${await askField(field, streams)}`);
   return { template, name, email, set };
-}
-
-/**
- * The streams a prompt draws on: stderr's terminal, as the run's decision says it can show text:
- * without colour (NO_COLOR, FORCE_COLOR=0), in ASCII (LANG=C).
- */
-export function promptStreams(
-  input: Readable,
-  terminal: Writable & { columns?: number },
-  shown: { colour: boolean; unicode: boolean },
-  signal: AbortSignal,
-): PromptStreams {
-  return { input, output: shown.colour && shown.unicode ? terminal : asShown(terminal, shown), signal };
 }
 
 /**

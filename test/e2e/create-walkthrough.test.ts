@@ -47,18 +47,22 @@ async function creates(): Promise<{ body?: unknown }[]> {
   return seen.requests.filter((r) => r.path.endsWith('/envelopes/create'));
 }
 
+/** A person's terminal, against the sandbox: a config of its own, the token, not CI. */
+function terminalEnv(): Record<string, string> {
+  return {
+    ESIGN_CONFIG_DIR: freshConfigDir(),
+    ESIGN_TOKEN: tokenOf(sandbox),
+    ESIGN_BASE_URL: sandbox.baseUrl,
+    // The test run itself may be in CI; the terminal in front of esign is not.
+    CI: 'false',
+    GITHUB_ACTIONS: '',
+  };
+}
+
 function walk(name: string, args: string, env: Record<string, string> = {}): Terminal {
   return openTerminal(name, `${process.execPath} ${BIN} envelope create ${args}; echo "exit=$?"`, {
     cwd: project,
-    env: {
-      ESIGN_CONFIG_DIR: freshConfigDir(),
-      ESIGN_TOKEN: tokenOf(sandbox),
-      ESIGN_BASE_URL: sandbox.baseUrl,
-      // The test run itself may be in CI; the terminal in front of esign is not.
-      CI: 'false',
-      GITHUB_ACTIONS: '',
-      ...env,
-    },
+    env: { ...terminalEnv(), ...env },
   });
 }
 
@@ -253,13 +257,7 @@ describe.skipIf(!hasTmux)('envelope batch at a terminal, with duplicate records'
       `${process.execPath} ${BIN} envelope batch ${duplicates()} --template offer-letter --output ${join(project, `${name}.jsonl`)} ${extra}; echo "exit=$?"`,
       {
         cwd: project,
-        env: {
-          ESIGN_CONFIG_DIR: freshConfigDir(),
-          ESIGN_TOKEN: tokenOf(sandbox),
-          ESIGN_BASE_URL: sandbox.baseUrl,
-          CI: 'false',
-          GITHUB_ACTIONS: '',
-        },
+        env: terminalEnv(),
       },
     );
 
