@@ -11,7 +11,7 @@ import {
 import { connect, loadSettings } from '../../config/connect.js';
 import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { buildCreateRequest, type InputNames } from '../../envelope/create-request.js';
+import { buildCreateRequest, type CreateDraft, type InputNames } from '../../envelope/create-request.js';
 import { createdButNotWritten } from '../../envelope/created.js';
 import type { AskedField } from '../../envelope/interactive.js';
 import {
@@ -69,16 +69,7 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const fromSet = parseSetFlags(flags.set, problems);
   const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
   const request = buildCreateRequest(
-    {
-      template: flags.template,
-      mergeData: { ...fromFiles, ...fromSet },
-      signatory: {
-        name: flags.name,
-        email: flags.email,
-        ...(flags.phone === undefined ? {} : { phone: flags.phone }),
-      },
-      expiresInDays,
-    },
+    draftOf(flags, { ...fromFiles, ...fromSet }, expiresInDays),
     settings,
     problems,
     CREATE_FLAG_NAMES,
@@ -179,32 +170,42 @@ function givenIsValid(
   settings: Settings,
   fromFiles: Readonly<Record<string, string>>,
 ): boolean {
-  const template = flags.template ?? STAND_IN.template;
+  const standIns = {
+    template: flags.template ?? STAND_IN.template,
+    name: flags.name ?? STAND_IN.name,
+    email: flags.email ?? STAND_IN.email,
+    phone: flags.phone,
+  };
   const asked = Object.fromEntries(
-    requiredFieldsToAsk(template, flags.set, fromFiles, settings).map((field) => [field.name, 'x']),
+    requiredFieldsToAsk(standIns.template, flags.set, fromFiles, settings).map((field) => [field.name, 'x']),
   );
   try {
     const problems: Problems = [];
     const mergeData = { ...fromFiles, ...parseSetFlags(flags.set, problems), ...asked };
-    buildCreateRequest(
-      {
-        template,
-        mergeData,
-        signatory: {
-          name: flags.name ?? STAND_IN.name,
-          email: flags.email ?? STAND_IN.email,
-          ...(flags.phone === undefined ? {} : { phone: flags.phone }),
-        },
-        expiresInDays: parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems),
-      },
-      settings,
-      problems,
-      CREATE_FLAG_NAMES,
-    );
+    const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+    buildCreateRequest(draftOf(standIns, mergeData, expiresInDays), settings, problems, CREATE_FLAG_NAMES);
     return true;
   } catch {
     return false;
   }
+}
+
+/** The request draft the flags make, with this merge data and expiry. */
+function draftOf(
+  flags: Pick<CreateOptions, 'template' | 'name' | 'email' | 'phone'>,
+  mergeData: Record<string, string>,
+  expiresInDays: number | undefined,
+): CreateDraft {
+  return {
+    template: flags.template,
+    mergeData,
+    signatory: {
+      name: flags.name,
+      email: flags.email,
+      ...(flags.phone === undefined ? {} : { phone: flags.phone }),
+    },
+    expiresInDays,
+  };
 }
 
 /** What stands in for an answer not given yet, to check the rest (never sent). */
