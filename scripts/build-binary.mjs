@@ -21,8 +21,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { packageJson, sharedBundleOptions } from './bundle-options.mjs';
-import { lazyBuiltins } from './lazy-builtins.mjs';
 import { NODE_VERSION } from './node-version.mjs';
+import { dependencyPatches } from './start-up-patches.mjs';
 import { writeZip } from './zip.mjs';
 
 // Node 26 is the active LTS line; its newest version published for all five targets is pinned.
@@ -143,7 +143,7 @@ async function bundle() {
     format: 'cjs',
     target: `node${NODE_VERSION}`,
     plugins: [
-      lazyBuiltins,
+      dependencyPatches,
       {
         name: 'bundle-is-src',
         setup(builder) {

@@ -1,7 +1,9 @@
-// Builds one ESM bundle in dist/: the entry holds commander and the command table; every command
-// (and each heavy library it needs) lands in a chunk that is loaded only when that command runs.
+// Builds dist/: the entry (main.js) holds commander and the command table; every command (and each
+// heavy library it needs) lands in a chunk that is loaded only when that command runs. esbuild
+// splits the ES-module build; each file is then turned into the body of a CommonJS-style function,
+// which bin/esign.js loads itself, with a V8 code cache of its own (see there for why).
 // (The single executable is built by scripts/build-binary.mjs, from the same sources, unsplit.)
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 // `npm install -g .` and the packed tarball have no dev dependencies, so nothing to build with:
 // the bundle built by `npm ci` (or shipped in the tarball) is used as it is.
@@ -11,8 +13,10 @@ if (!esbuild) {
   console.error('esbuild is not installed: run `npm ci` first, then build (or install) again.');
   process.exit(1);
 }
-const { requireBanner, sharedBundleOptions } = await import('./bundle-options.mjs');
-const { lazyBuiltins } = await import('./lazy-builtins.mjs');
+const { sharedBundleOptions } = await import('./bundle-options.mjs');
+const { builtinsWithoutFacades, dependencyPatches, llhttpFromFiles, llhttpWasmFiles } = await import(
+  './start-up-patches.mjs'
+);
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
@@ -34,8 +38,7 @@ await esbuild.build({
   entryPoints: { 'mcp-server': 'src/mcp/server.ts' },
   outdir: 'dist',
   target: 'node20.19',
-  banner: requireBanner('import.meta.url'),
-  plugins: [lazyBuiltins],
+  plugins: [llhttpFromFiles('./llhttp'), builtinsWithoutFacades, dependencyPatches],
 });
 
 await esbuild.build({
@@ -45,23 +48,40 @@ await esbuild.build({
   splitting: true,
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
-  banner: requireBanner('import.meta.url'),
-  plugins: [lazyBuiltins, mcpServerApart],
+  plugins: [llhttpFromFiles('../llhttp'), builtinsWithoutFacades, dependencyPatches, mcpServerApart],
 });
 
-// The banner gives every file of the split build a `require`, made with createRequire(import.meta
-// .url) as the file loads: about thirty times for a create, though only the chunk with esbuild's
-// runtime (whose __require serves every bundled CommonJS module) calls it. Files that never name
-// `require` lose the banner. (A string that mentions require keeps it: harmless.)
-const banner = requireBanner('import.meta.url').js;
-const namesRequire = /(?<![\w$.])require(?![\w$])/;
-for (const file of [
+// undici's HTTP parser as bytes, read by the chunk that holds undici's client (dist/chunks/, hence
+// `../llhttp` above) and by the MCP server's bundle (dist/).
+mkdirSync(new URL('../dist/llhttp', import.meta.url));
+for (const { name, bytes } of llhttpWasmFiles())
+  writeFileSync(new URL(`../dist/llhttp/${name}`, import.meta.url), bytes);
+if (readFileSync(new URL('../dist/main.js', import.meta.url), 'utf8').includes('.wasm')) {
+  throw new Error('dist/main.js reads llhttp: the path to dist/llhttp/ is relative to dist/chunks/');
+}
+
+// Each file as the body of `function (exports, require, module, __filename, __dirname, __esignUrl)`:
+// imports become require() calls (bin/esign.js serves the bundle's own files and Node's built-ins),
+// `import()` a require() in a promise, import.meta.url the file's URL. Every file must be ASCII:
+// bin/esign.js reads them as Latin-1, the quickest decoding there is (esbuild escapes the rest).
+const NON_ASCII = /[\u0080-\uffff]/;
+const scripts = [
   'main.js',
+  'mcp-server.js',
   ...readdirSync(new URL('../dist/chunks', import.meta.url)).map((f) => `chunks/${f}`),
-]) {
+];
+for (const file of scripts) {
   const url = new URL(`../dist/${file}`, import.meta.url);
-  const text = readFileSync(url, 'utf8');
-  if (!text.startsWith(banner)) throw new Error(`dist/${file} does not start with the require banner`);
-  if (!namesRequire.test(text.slice(banner.length)))
-    writeFileSync(url, text.slice(banner.length).replace(/^\n/, ''));
+  const { code } = esbuild.transformSync(readFileSync(url, 'utf8'), {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    supported: { 'dynamic-import': false },
+    define: { 'import.meta.url': '__esignUrl' },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+  });
+  if (NON_ASCII.test(code)) throw new Error(`dist/${file} holds a character that is not ASCII`);
+  writeFileSync(url, code);
 }

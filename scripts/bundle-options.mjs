@@ -15,10 +15,3 @@ export const sharedBundleOptions = {
   define: { __ESIGN_VERSION__: JSON.stringify(packageJson.version) },
   logLevel: 'warning',
 };
-
-/** Some dependencies are CommonJS and call require() for Node built-ins: give the bundle one. */
-export function requireBanner(requireFrom) {
-  return {
-    js: `import{createRequire as __esignRequire}from'node:module';const require=__esignRequire(${requireFrom});`,
-  };
-}

@@ -219,7 +219,9 @@ export function createProcessContext(
   secondInterrupt: Context['secondInterrupt'],
 ): Context {
   const secrets = new Set<string>();
-  const stdin = process.stdin as ReadStream;
+  // process.stdin is made on first use, and making it loads Node's streams (~8 ms): --help and a
+  // create never touch it, so nothing here does until a command reads it.
+  const stdinIsTTY = () => Boolean(process.stdin.isTTY);
   // Redaction first, then the guard that keeps text from acting as a CI runner's workflow command
   // (on stdout only a line-leading `::`, which no JSON, URL or results line can hold).
   const redactedStderr = redactingStream(
@@ -239,8 +241,16 @@ export function createProcessContext(
     terminal,
     spinnerStream: process.stderr,
     stdin: {
-      isTTY: Boolean(stdin.isTTY),
-      ...cachedStdin(() => process.stdin, { isTTY: Boolean(stdin.isTTY), stderr, signal }),
+      get isTTY() {
+        return stdinIsTTY();
+      },
+      ...cachedStdin(() => process.stdin, {
+        get isTTY() {
+          return stdinIsTTY();
+        },
+        stderr,
+        signal,
+      }),
       stream: () => process.stdin,
     },
     env: process.env,
@@ -251,7 +261,7 @@ export function createProcessContext(
     now: () => new Date(),
     promptSecret: async (question) => {
       const { promptSecret } = await import('./io/prompt.js');
-      return promptSecret(stdin, process.stderr, question);
+      return promptSecret(process.stdin as ReadStream, process.stderr, question);
     },
     signal,
     secondInterrupt,

@@ -1,6 +1,5 @@
 // Building a create-envelope request from flags, data files and records: merge data as strings,
 // every problem collected (not just the first), each naming where it came from.
-import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CreateEnvelopeRequest, hotParser } from '../api/schemas.js';
 import type { Context } from '../context.js';
@@ -119,6 +118,8 @@ const TOO_LARGE = `the file is larger than ${MAX_INPUT_RECORD_TEXT}, the most me
 
 /** A --data file as text: UTF-8, at most MAX_INPUT_RECORD_BYTES. */
 async function readDataFile(path: string): Promise<Decoded> {
+  // Loaded here: node:fs/promises (with readline) costs ~1.5 ms of every create's start.
+  const { open } = process.getBuiltinModule('node:fs/promises');
   const file = await open(path, 'r');
   try {
     if ((await file.stat()).size > MAX_INPUT_RECORD_BYTES) return { ok: false, problem: TOO_LARGE };

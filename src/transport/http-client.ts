@@ -1,13 +1,13 @@
 // The HTTP layer: one keep-alive undici agent per command, proxies from the environment (never for
 // loopback), one overall deadline per request, and network failures classified by whether the
 // request may have reached the server.
-import { randomUUID } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
 import type { Env } from '../context.js';
 import { readAnswerAfterWriteError } from './early-answer.js';
 import { isLoopbackUrl } from './loopback.js';
 import { classifyNetworkError, DEADLINE } from './network-error.js';
 import { type ProxyChoice, type ProxySettings, proxyFor, proxySettings } from './proxy.js';
+import { newRequestId } from './request-id.js';
 import { headerObject, serverRequestId } from './response-headers.js';
 import { Agent, buildConnector, type Dispatcher, loadProxyAgent } from './undici.js';
 
@@ -39,6 +39,8 @@ export interface HttpResponse {
 }
 
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** The most a response's status line and headers may take: Node's own default, 16 KiB. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
  * Announced once per process, just before its first request is handed to undici: every module the
@@ -105,6 +107,9 @@ export class HttpClient {
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 10_000,
+      // Node's default (16 KiB), given here: the bundle does not load node:http to ask for it
+      // (scripts/start-up-patches.mjs).
+      maxHeaderSize: MAX_HEADER_BYTES,
     };
     this.#direct = new Agent({
       ...this.#agentOptions,
@@ -153,7 +158,7 @@ export class HttpClient {
       url,
       body,
       headers: this.#jsonHeaders(headers),
-      requestId: randomUUID(),
+      requestId: newRequestId(),
       proxy: route.proxy,
       signal,
       timeoutMs: this.#timeoutMs,

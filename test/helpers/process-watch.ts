@@ -1,6 +1,6 @@
 // Loaded with `node --import` into the built binary: reports, in the JSON file named by
-// ESIGN_WATCH_REPORT when the process exits, which ES modules it loaded (the bundle's chunks a
-// command needed), every Node built-in it loaded, whether its V8 flags changed, and which Node built-ins it loaded after the
+// ESIGN_WATCH_REPORT when the process exits, which modules it loaded (ES modules through Node's
+// loader; the bundle's files as bin/esign.js announces them, with what became of their code cache), every Node built-in it loaded, whether its V8 flags changed, and which Node built-ins it loaded after the
 // transport announced its first request (the moment bin/esign.js sets its V8 flag).
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,12 @@ register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 const moduleLoadList = () => (process as unknown as { moduleLoadList: string[] }).moduleLoadList;
 // The tag V8 derives from its version and flags: it changes when a flag is set.
 const tagAtStart = cachedDataVersionTag();
+const distCache: Record<string, string> = {};
+subscribe('esign:dist:load', (message) => {
+  const { url, cache } = message as { url: string; cache: string };
+  appendFileSync(modulesFile, `${url}\n`);
+  distCache[url] = cache;
+});
 let builtinsAtAnnouncement: Set<string> | undefined;
 let announcements = 0;
 subscribe('esign:transport:first-request', () => {
@@ -35,6 +41,7 @@ process.on('exit', () => {
     JSON.stringify({
       modules: readFileSync(modulesFile, 'utf8').split('\n').filter(Boolean),
       announcements,
+      distCache,
       builtins: moduleLoadList(),
       flagsChanged: cachedDataVersionTag() !== tagAtStart,
       builtinsAfterAnnouncement: builtinsAtAnnouncement

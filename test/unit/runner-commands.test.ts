@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CommandGuard } from '../../src/text/runner-commands.js';
+import { CommandGuard, IGNORED_CLASS, SKIPPED } from '../../src/text/runner-commands.js';
 
 // The runner's parser (actions/runner ActionCommand.cs), modelled on the safe side: its reader
 // splits lines at \n, \r and \r\n; a culture-aware comparison may skip ignorable characters
@@ -103,5 +103,26 @@ describe('CommandGuard', () => {
     expect(guard.atLineStart).toBe(true);
     guard.written('::add-mask::x\n');
     expect(guard.atLineStart).toBe(true);
+  });
+});
+
+describe('the classes of what the runner skips, written out', () => {
+  it("hold every character Unicode's properties put in them on this Node", () => {
+    const skipped = new RegExp(`^${SKIPPED}$`, 'u');
+    const ignored = new RegExp(`^${IGNORED_CLASS}$`, 'u');
+    const bySkippedProperties = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}]$/u;
+    const byIgnoredProperties = /^[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}]$/u;
+    const missing: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      const char = String.fromCodePoint(code);
+      if (bySkippedProperties.test(char) && !skipped.test(char))
+        missing.push(`skipped U+${code.toString(16)}`);
+      if (byIgnoredProperties.test(char) && !ignored.test(char))
+        missing.push(`ignored U+${code.toString(16)}`);
+    }
+    expect(missing).toEqual([]);
+    // And nothing a person would type: letters, digits, punctuation.
+    for (const char of ['a', 'Z', '0', ':', '#', '[', 'é', 'ß', '中', '😀'])
+      expect(skipped.test(char), char).toBe(false);
   });
 });

@@ -1,0 +1,203 @@
+// What the bundles change in their dependencies, and in how they reach Node's built-ins, so that a
+// start loads only what it uses. On this 2-core machine every 100 KB of JavaScript a command loads
+// costs ~1.3 ms to read and decode before V8 even looks at it, and every built-in module ~0.5–5 ms.
+//
+// 1. Built-ins without ES-module facades (`builtinsWithoutFacades`, both bundles of the npm install).
+//    An ES `import … from 'node:fs'` makes Node build a facade that reads every export of the module
+//    once, running its lazy getters: `fs` then loads streams, fs/promises and readline, `module` its
+//    source-map support. The bundle takes each built-in from process.getBuiltinModule instead (Node
+//    >= 20.16 and 22.3; `engines` asks for 20.19), which runs nothing it is not asked for.
+//
+// 2. Exact-text patches of commander and undici (`dependencyPatches`, every bundle):
+//    - commander requires node:child_process for executable subcommands, which esign has none of;
+//    - undici's HTTP/1.1 client requires its HTTP/2 client (and that node:http2) for a connection
+//      that negotiates HTTP/2, which esign's agent never offers; the fetch body code (FormData, web
+//      IDL: ~60 KB) for a FormData body, which esign never sends; node:http for its default maximum
+//      header size, which esign's agent sets itself, and for `IncomingMessage`, in a check of a body
+//      esign never sends; node:assert for its internal invariants (a plain check that throws the
+//      same kind of error).
+//    Each patch is an exact text: when an upgrade changes it, the build fails here (and
+//    test/unit/start-up-patches.test.ts says so first), instead of quietly loading it all again.
+//
+// 3. llhttp, undici's HTTP parser, as WebAssembly files beside the bundle (`llhttpFromFiles`, the
+//    npm install): undici carries it twice (with and without SIMD) as base64 text, 145 KB of
+//    JavaScript read on every create, of which one is used. dist/llhttp/ holds both as bytes, read
+//    when the first connection opens. (The executable is one script with no files beside it: it
+//    keeps the text.)
+
+import { readFile } from 'node:fs/promises';
+import { builtinModules, createRequire } from 'node:module';
+
+const BUILTIN = new Set(builtinModules);
+
+/** The most a response's header section may take: esign's agent sets it, never undici's default. */
+export const MAX_HEADER_SIZE = 16 * 1024;
+
+/** The one assert undici calls (`assert(value)`, `assert(value, message)`), as node:assert fails. */
+const ASSERT_SOURCE = `function fail(message) {
+  const error = new Error(message ?? 'The expression evaluated to a falsy value');
+  error.name = 'AssertionError';
+  error.code = 'ERR_ASSERTION';
+  throw error;
+}
+module.exports = function assert(value, message) { if (!value) fail(message); };`;
+
+export const DEPENDENCY_PATCHES = [
+  {
+    file: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/,
+    edits: [
+      {
+        text: "const childProcess = require('node:child_process');",
+        // commander calls childProcess.spawn only, and only to run an executable subcommand.
+        replacement:
+          "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      },
+    ],
+  },
+  {
+    file: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    edits: [
+      {
+        text: "const http = require('node:http')",
+        replacement: `const http = { maxHeaderSize: ${MAX_HEADER_SIZE} }`,
+      },
+      {
+        text: "const connectH2 = require('./client-h2.js')",
+        replacement:
+          "const connectH2 = () => { throw new Error('esign speaks HTTP/1.1 only: its agent never offers HTTP/2') }",
+      },
+    ],
+  },
+  {
+    file: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/,
+    edits: [
+      {
+        text: "extractBody = require('../web/fetch/body.js').extractBody",
+        replacement: "extractBody = () => { throw new TypeError('esign sends no FormData bodies') }",
+      },
+    ],
+  },
+  {
+    file: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]core[\\/]util\.js$/,
+    edits: [
+      {
+        text: "const { IncomingMessage } = require('node:http')",
+        replacement: '',
+      },
+      {
+        text: 'Object.getPrototypeOf(stream).constructor === IncomingMessage',
+        replacement: "Object.getPrototypeOf(stream).constructor === require('node:http').IncomingMessage",
+      },
+    ],
+  },
+];
+
+const UNDICI_FILE = /[\\/]node_modules[\\/]undici[\\/]lib[\\/].*\.js$/;
+const LLHTTP = [
+  { text: "require('../llhttp/llhttp_simd-wasm.js')", wasm: 'llhttp_simd.wasm' },
+  { text: "require('../llhttp/llhttp-wasm.js')", wasm: 'llhttp.wasm' },
+];
+
+/** `source` of the file at `path` with its patches applied; throws when a patched text is missing. */
+export function patchSource(path, source) {
+  const patch = DEPENDENCY_PATCHES.find(({ file }) => file.test(path));
+  let patched = source;
+  for (const { text, replacement } of patch?.edits ?? []) {
+    if (!patched.includes(text)) {
+      throw new Error(
+        `start-up patches: ${path} no longer holds \`${text}\`; update scripts/start-up-patches.mjs`,
+      );
+    }
+    patched = patched.replaceAll(text, replacement);
+  }
+  if (UNDICI_FILE.test(path) && /require\('node:assert'\)/.test(patched)) {
+    patched = patched.replaceAll("require('node:assert')", "require('esign:assert')");
+  }
+  return patched;
+}
+
+/** esbuild plugin: every bundle. */
+export const dependencyPatches = {
+  name: 'dependency-patches',
+  setup(build) {
+    for (const { file } of [...DEPENDENCY_PATCHES, { file: UNDICI_FILE }]) {
+      build.onLoad({ filter: file }, async (args) => ({
+        contents: patchSource(args.path, await readFile(args.path, 'utf8')),
+        loader: 'js',
+      }));
+    }
+    build.onResolve({ filter: /^esign:assert$/ }, () => ({ path: 'assert', namespace: 'esign-assert' }));
+    build.onLoad({ filter: /.*/, namespace: 'esign-assert' }, () => ({
+      contents: ASSERT_SOURCE,
+      loader: 'js',
+    }));
+  },
+};
+
+/** esbuild plugin: built-ins from process.getBuiltinModule, never through an ES-module facade. */
+export const builtinsWithoutFacades = {
+  name: 'builtins-without-facades',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      if (!BUILTIN.has(name) && !args.path.startsWith('node:')) return undefined;
+      // A require() call is CommonJS already: the bundle's `require` serves it.
+      if (args.kind === 'require-call') return { path: args.path, external: true };
+      // In the split build, import() of this CommonJS stand-in would give its default export only.
+      if (args.kind === 'dynamic-import') {
+        return {
+          errors: [{ text: `import('${args.path}'): use process.getBuiltinModule('node:${name}') instead` }],
+        };
+      }
+      return { path: name, namespace: 'node-builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(`node:${args.path}`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/** The llhttp builds as bytes, by file name: what undici's base64 modules export. */
+export function llhttpWasmFiles() {
+  const require = createRequire(import.meta.url);
+  return LLHTTP.map(({ text, wasm }) => ({
+    name: wasm,
+    bytes: require(`undici/lib/${text.slice("require('../".length, -2)}`),
+  }));
+}
+
+/**
+ * esbuild plugin: llhttp read from `<folder>/<name>.wasm`, `folder` relative to the output file that
+ * holds undici's client (dist/chunks/… for the split bundle, dist/ for the MCP server's).
+ */
+export function llhttpFromFiles(folder) {
+  return {
+    name: 'llhttp-from-files',
+    setup(build) {
+      build.onLoad(
+        { filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/ },
+        async (args) => {
+          let source = patchSource(args.path, await readFile(args.path, 'utf8'));
+          for (const { text, wasm } of LLHTTP) {
+            if (!source.includes(text)) {
+              throw new Error(
+                `start-up patches: ${args.path} no longer holds \`${text}\`; update scripts/start-up-patches.mjs`,
+              );
+            }
+            source = source.replaceAll(text, `require('esign:wasm/${wasm}').default`);
+          }
+          return { contents: source, loader: 'js' };
+        },
+      );
+      build.onResolve({ filter: /^esign:wasm\// }, (args) => ({
+        path: args.path.slice('esign:wasm/'.length),
+        namespace: 'esign-wasm',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'esign-wasm' }, (args) => ({
+        contents: `export default process.getBuiltinModule('node:fs').readFileSync(new URL(${JSON.stringify(`${folder}/${args.path}`)}, import.meta.url));`,
+        loader: 'js',
+      }));
+    },
+  };
+}
