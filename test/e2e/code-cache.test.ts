@@ -30,16 +30,21 @@ interface Run {
 
 async function run(args: string[], env: Record<string, string>): Promise<Run> {
   const report = join(dir, `watch-${Math.random().toString(36).slice(2)}.json`);
-  const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      ESIGN_CONFIG_DIR: freshConfigDir(),
-      ESIGN_WATCH_REPORT: report,
-      ...env,
+  // --no-deprecation: on Node 26 the watch's module.register() prints a deprecation of its own.
+  const child = spawn(
+    process.execPath,
+    ['--no-deprecation', '--import', pathToFileURL(hook).href, BIN, ...args],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        ESIGN_CONFIG_DIR: freshConfigDir(),
+        ESIGN_WATCH_REPORT: report,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const result = await gather(child, 15_000).done;
   const watch = JSON.parse(readFileSync(report, 'utf8')) as { distCache: Record<string, string> };
   return { ...result, cache: watch.distCache };
