@@ -79,21 +79,19 @@ function distLoader(distDir, cacheDir) {
     }
     const cacheName = `${basename(path)}.${key}.${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}`;
     const cachedData = cacheDir ? readCache(cacheName) : undefined;
-    const script = new Script(
-      `(function (exports, require, module, __filename, __dirname, __esignUrl) {${source}\n})`,
-      { filename: path, cachedData },
-    );
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+      filename: path,
+      cachedData,
+    });
     const cache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'accepted';
     if (cacheDir && cache !== 'accepted') fresh.push({ script, cacheName });
     if (announce.hasSubscribers)
       announce.publish({ url: require('node:url').pathToFileURL(path).href, cache });
     const here = dirname(path);
-    const requireHere = (id) => (id.startsWith('.') ? loadFrom(here, id) : builtin(id));
-    script.runInThisContext()(module.exports, requireHere, module, path, here, `file://${path}`);
+    const requireHere = (id) => (id.startsWith('.') ? load(resolve(here, id)) : builtin(id));
+    script.runInThisContext()(module.exports, requireHere, module, path, here);
     return module.exports;
   }
-
-  const loadFrom = (folder, id) => load(resolve(folder, id));
 
   function readCache(name) {
     try {

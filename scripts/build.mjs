@@ -38,7 +38,7 @@ await esbuild.build({
   entryPoints: { 'mcp-server': 'src/mcp/server.ts' },
   outdir: 'dist',
   target: 'node20.19',
-  plugins: [llhttpFromFiles('./llhttp'), builtinsWithoutFacades, dependencyPatches],
+  plugins: [builtinsWithoutFacades, dependencyPatches],
 });
 
 await esbuild.build({
@@ -52,7 +52,8 @@ await esbuild.build({
 });
 
 // undici's HTTP parser as bytes, read by the chunk that holds undici's client (dist/chunks/, hence
-// `../llhttp` above) and by the MCP server's bundle (dist/).
+// `../llhttp` above). The MCP server's bundle holds no undici: its tools, and their requests, are
+// the main bundle's (src/commands/mcp.ts hands them over).
 mkdirSync(new URL('../dist/llhttp', import.meta.url));
 for (const { name, bytes } of llhttpWasmFiles())
   writeFileSync(new URL(`../dist/llhttp/${name}`, import.meta.url), bytes);
@@ -60,10 +61,10 @@ if (readFileSync(new URL('../dist/main.js', import.meta.url), 'utf8').includes('
   throw new Error('dist/main.js reads llhttp: the path to dist/llhttp/ is relative to dist/chunks/');
 }
 
-// Each file as the body of `function (exports, require, module, __filename, __dirname, __esignUrl)`:
-// imports become require() calls (bin/esign.js serves the bundle's own files and Node's built-ins),
-// `import()` a require() in a promise, import.meta.url the file's URL. Every file must be ASCII:
-// bin/esign.js reads them as Latin-1, the quickest decoding there is (esbuild escapes the rest).
+// Each file as the body of `function (exports, require, module, __filename, __dirname)`: imports
+// become require() calls (bin/esign.js serves the bundle's own files and Node's built-ins), `import()`
+// a require() in a promise. Every file must be ASCII: bin/esign.js reads them as Latin-1, the quickest
+// decoding there is (esbuild escapes the rest).
 const NON_ASCII = /[\u0080-\uffff]/;
 const scripts = [
   'main.js',
@@ -77,7 +78,6 @@ for (const file of scripts) {
     platform: 'node',
     target: 'node20.19',
     supported: { 'dynamic-import': false },
-    define: { 'import.meta.url': '__esignUrl' },
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',

@@ -30,8 +30,8 @@ import { builtinModules, createRequire } from 'node:module';
 
 const BUILTIN = new Set(builtinModules);
 
-/** The most a response's header section may take: esign's agent sets it, never undici's default. */
-export const MAX_HEADER_SIZE = 16 * 1024;
+/** undici's default maximum header section, never used: esign's agent sets its own (MAX_HEADER_BYTES, src/transport/http-client.ts). */
+const MAX_HEADER_SIZE = 16 * 1024;
 
 /** The one assert undici calls (`assert(value)`, `assert(value, message)`), as node:assert fails. */
 const ASSERT_SOURCE = `function fail(message) {
@@ -98,11 +98,14 @@ const LLHTTP = [
   { text: "require('../llhttp/llhttp-wasm.js')", wasm: 'llhttp.wasm' },
 ];
 
-/** `source` of the file at `path` with its patches applied; throws when a patched text is missing. */
-export function patchSource(path, source) {
+/**
+ * `source` of the file at `path` with its patches applied, and `more` edits of the same kind;
+ * throws when a patched text is missing.
+ */
+export function patchSource(path, source, more = []) {
   const patch = DEPENDENCY_PATCHES.find(({ file }) => file.test(path));
   let patched = source;
-  for (const { text, replacement } of patch?.edits ?? []) {
+  for (const { text, replacement } of [...(patch?.edits ?? []), ...more]) {
     if (!patched.includes(text)) {
       throw new Error(
         `start-up patches: ${path} no longer holds \`${text}\`; update scripts/start-up-patches.mjs`,
@@ -169,33 +172,27 @@ export function llhttpWasmFiles() {
 
 /**
  * esbuild plugin: llhttp read from `<folder>/<name>.wasm`, `folder` relative to the output file that
- * holds undici's client (dist/chunks/… for the split bundle, dist/ for the MCP server's).
+ * holds undici's client (dist/chunks/): each file of dist/ runs with the `__dirname` bin/esign.js
+ * gives it.
  */
 export function llhttpFromFiles(folder) {
+  const edits = LLHTTP.map(({ text, wasm }) => ({ text, replacement: `require('esign:wasm/${wasm}')` }));
   return {
     name: 'llhttp-from-files',
     setup(build) {
       build.onLoad(
         { filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/ },
-        async (args) => {
-          let source = patchSource(args.path, await readFile(args.path, 'utf8'));
-          for (const { text, wasm } of LLHTTP) {
-            if (!source.includes(text)) {
-              throw new Error(
-                `start-up patches: ${args.path} no longer holds \`${text}\`; update scripts/start-up-patches.mjs`,
-              );
-            }
-            source = source.replaceAll(text, `require('esign:wasm/${wasm}').default`);
-          }
-          return { contents: source, loader: 'js' };
-        },
+        async (args) => ({
+          contents: patchSource(args.path, await readFile(args.path, 'utf8'), edits),
+          loader: 'js',
+        }),
       );
       build.onResolve({ filter: /^esign:wasm\// }, (args) => ({
         path: args.path.slice('esign:wasm/'.length),
         namespace: 'esign-wasm',
       }));
       build.onLoad({ filter: /.*/, namespace: 'esign-wasm' }, (args) => ({
-        contents: `export default process.getBuiltinModule('node:fs').readFileSync(new URL(${JSON.stringify(`${folder}/${args.path}`)}, import.meta.url));`,
+        contents: `module.exports = process.getBuiltinModule('node:fs').readFileSync(process.getBuiltinModule('node:path').join(__dirname, ${JSON.stringify(folder)}, ${JSON.stringify(args.path)}));`,
         loader: 'js',
       }));
     },
