@@ -1,22 +1,15 @@
-// bin/esign.js loads dist/ with a V8 code cache of its own, kept per user and per command: the
-// second start of a command compiles next to nothing. Watched from inside the process
-// (test/helpers/process-watch.ts): what became of each bundle file's cache.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_ARGS, LIVE_TOKEN } from '../helpers/create-command.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
-import { BIN, bundleHelper, freshConfigDir, gather, runBin } from '../helpers/spawn.js';
+import { bundleProcessWatch, runBin, runWatched } from '../helpers/spawn.js';
 
-let dir: string;
 let hook: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'esign-code-cache-'));
-  hook = await bundleHelper('process-watch', dir);
+  hook = await bundleProcessWatch();
 });
 
 const server = useScriptedServer();
@@ -29,24 +22,7 @@ interface Run {
 }
 
 async function run(args: string[], env: Record<string, string>): Promise<Run> {
-  const report = join(dir, `watch-${Math.random().toString(36).slice(2)}.json`);
-  // --no-deprecation: on Node 26 the watch's module.register() prints a deprecation of its own.
-  const child = spawn(
-    process.execPath,
-    ['--no-deprecation', '--import', pathToFileURL(hook).href, BIN, ...args],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        ESIGN_CONFIG_DIR: freshConfigDir(),
-        ESIGN_WATCH_REPORT: report,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const result = await gather(child, 15_000).done;
-  const watch = JSON.parse(readFileSync(report, 'utf8')) as { distCache: Record<string, string> };
+  const { watch, ...result } = await runWatched(hook, args, { env });
   return { ...result, cache: watch.distCache };
 }
 

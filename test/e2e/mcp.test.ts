@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { CreateEnvelopeRequest, Envelope } from '../../src/api/schemas.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { LIVE_TOKEN } from '../helpers/create-command.js';
 import { json, useScriptedServer } from '../helpers/scripted-server.js';
-import { BIN, bundleHelper, freshConfigDir, gather, runBin } from '../helpers/spawn.js';
+import { BIN, bundleProcessWatch, freshConfigDir, runBin, runWatched } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 let sandbox: RunningSandbox;
@@ -345,32 +345,16 @@ describe('esign mcp: API failures are tool errors with the command line’s code
 });
 
 describe('esign mcp: the SDK is loaded by `esign mcp` only', () => {
-  let dir: string;
   let hook: string;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'esign-mcp-watch-'));
-    hook = await bundleHelper('process-watch', dir);
+    hook = await bundleProcessWatch();
   });
 
   /** The bundle's files a run of the binary loaded. */
   async function loadedFiles(args: string[], stdin = ''): Promise<string[]> {
-    const report = join(dir, `watch-${Math.random().toString(36).slice(2)}.json`);
-    const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        ESIGN_CONFIG_DIR: freshConfigDir(),
-        ESIGN_WATCH_REPORT: report,
-      },
-      cwd: project,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.end(stdin);
-    const result = await gather(child, 15_000).done;
+    const result = await runWatched(hook, args, { cwd: project, stdin });
     expect(result.code).toBe(0);
-    const modules = (JSON.parse(readFileSync(report, 'utf8')) as { modules: string[] }).modules;
-    return modules.filter((url) => url.includes('/dist/')).map((url) => fileURLToPath(url));
+    return result.watch.modules.filter((url) => url.includes('/dist/')).map((url) => fileURLToPath(url));
   }
 
   const holdsSdk = (file: string) => readFileSync(file, 'utf8').includes('StdioServerTransport');

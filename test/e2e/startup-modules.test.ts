@@ -1,46 +1,22 @@
-// What `esign --help` and a create load, watched from inside the built binary
-// (test/helpers/process-watch.ts): start-up is a feature, and a Node built-in or a library loaded for
-// every command is paid by every command.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_ARGS, LIVE_TOKEN } from '../helpers/create-command.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
-import { BIN, bundleHelper, freshConfigDir, gather } from '../helpers/spawn.js';
+import { bundleProcessWatch, type ProcessWatch, runWatched } from '../helpers/spawn.js';
 
-let dir: string;
 let hook: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'esign-startup-'));
-  hook = await bundleHelper('process-watch', dir);
+  hook = await bundleProcessWatch();
 });
-
-interface Watch {
-  modules: string[];
-  builtins: string[];
-}
 
 const server = useScriptedServer();
 
-async function watched(args: string[], env: Record<string, string> = {}): Promise<Watch> {
-  const report = join(dir, `watch-${Math.random().toString(36).slice(2)}.json`);
-  const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      ESIGN_CONFIG_DIR: freshConfigDir(),
-      ESIGN_WATCH_REPORT: report,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const result = await gather(child, 15_000).done;
+async function watched(args: string[], env: Record<string, string> = {}): Promise<ProcessWatch> {
+  const result = await runWatched(hook, args, { env });
   expect(result.code).toBe(0);
-  return JSON.parse(readFileSync(report, 'utf8')) as Watch;
+  return result.watch;
 }
 
 const builtinsOf = async (args: string[]) => (await watched(args)).builtins;
@@ -49,12 +25,12 @@ const builtinsOf = async (args: string[]) => (await watched(args)).builtins;
 const CHALK_TEXT = 'chalkStderr';
 
 /** The files of the bundle the process loaded that hold `text`. */
-const filesHolding = (watch: Watch, text: string) =>
+const filesHolding = (watch: ProcessWatch, text: string) =>
   watch.modules
     .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
     .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(text));
 
-const chalkFiles = (watch: Watch) => filesHolding(watch, CHALK_TEXT);
+const chalkFiles = (watch: ProcessWatch) => filesHolding(watch, CHALK_TEXT);
 
 describe('start-up', () => {
   it('--help loads no node:crypto (it was loaded for every command, for one randomUUID), no child_process', async () => {

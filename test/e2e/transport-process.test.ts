@@ -1,56 +1,26 @@
-// The transport in the built binary, watched from inside the process (test/helpers/process-watch.ts):
-// the proxy agent is loaded only when a request goes through a proxy, and the entry point's V8
-// flag is set once the first request is announced, after every Node built-in the command needs is
-// loaded (a built-in loaded after a flag change compiles without Node's code cache).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_ARGS as CREATE, LIVE_TOKEN as TOKEN } from '../helpers/create-command.js';
 import { startProxy } from '../helpers/hostile.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
-import { BIN, bundleHelper, freshConfigDir, gather } from '../helpers/spawn.js';
-
-interface Watch {
-  modules: string[];
-  announcements: number;
-  flagsChanged: boolean;
-  builtinsAfterAnnouncement: string[] | null;
-}
+import { bundleProcessWatch, type ProcessWatch, runWatched } from '../helpers/spawn.js';
 
 const server = useScriptedServer();
-let dir: string;
 let hook: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'esign-transport-'));
-  hook = await bundleHelper('process-watch', dir);
+  hook = await bundleProcessWatch();
 });
 
-async function watched(args: string[], env: Record<string, string>) {
-  const report = join(dir, `watch-${Math.random().toString(36).slice(2)}.json`);
-  const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      ESIGN_CONFIG_DIR: freshConfigDir(),
-      ESIGN_TOKEN: TOKEN,
-      ESIGN_WATCH_REPORT: report,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const result = await gather(child, 15_000).done;
-  return { ...result, watch: JSON.parse(readFileSync(report, 'utf8')) as Watch };
-}
+const watched = (args: string[], env: Record<string, string>) =>
+  runWatched(hook, args, { env: { ESIGN_TOKEN: TOKEN, ...env } });
 
 /** A text of undici's proxy agent module (lib/dispatcher/proxy-agent.js), wherever the bundle puts it. */
 const PROXY_AGENT_TEXT = 'Proxy opts.clientFactory must be a function';
 
 /** The files of the bundle the process loaded that hold undici's proxy agent. */
-const proxyAgentFiles = (watch: Watch) =>
+const proxyAgentFiles = (watch: ProcessWatch) =>
   watch.modules
     .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
     .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(PROXY_AGENT_TEXT));

@@ -1,10 +1,11 @@
 // Runs the built binary as a user would: no TTY, a fresh config folder, nothing inherited that
 // could change the outcome.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/esign.js');
@@ -35,24 +36,67 @@ export function freshConfigDir(): string {
   return join(mkdtempSync(join(tmpdir(), 'esign-e2e-')), 'config');
 }
 
-export function runBin(
-  args: string[],
-  options: {
-    env?: Record<string, string | undefined>;
-    stdin?: string;
-    cwd?: string;
-    timeoutMs?: number;
-  } = {},
-): Promise<SpawnResult> {
+export interface RunOptions {
+  /** Another copy of bin/esign.js (runBin only). */
+  bin?: string;
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+export function runBin(args: string[], options: RunOptions = {}): Promise<SpawnResult> {
+  return runNode([options.bin ?? BIN, ...args], options);
+}
+
+/** `node <nodeArgs>` with only PATH, HOME and `options.env` (a value of undefined leaves a variable out). */
+function runNode(nodeArgs: string[], options: RunOptions): Promise<SpawnResult> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, nodeArgs, {
     env,
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.end(options.stdin ?? '');
   return gather(child, options.timeoutMs ?? 15_000).done;
+}
+
+/** test/helpers/process-watch.ts bundled in a folder of its own (runWatched's `hook`; reports go beside it). */
+export function bundleProcessWatch(): Promise<string> {
+  return bundleHelper('process-watch', mkdtempSync(join(tmpdir(), 'esign-watch-')));
+}
+
+/** What test/helpers/process-watch.ts reports of a run. */
+export interface ProcessWatch {
+  /** ES modules, and the bundle's files as bin/esign.js loads them (file: URLs). */
+  modules: string[];
+  /** process.moduleLoadList at exit. */
+  builtins: string[];
+  announcements: number;
+  /** Each bundle file's code cache: none, rejected or accepted. */
+  distCache: Record<string, string>;
+  flagsChanged: boolean;
+  builtinsAfterAnnouncement: string[] | null;
+}
+
+/**
+ * The built binary as runBin runs it (with a fresh config folder unless `options.env` names one),
+ * watched from inside by test/helpers/process-watch.ts (`hook`: bundleProcessWatch()).
+ * `--no-deprecation`: on Node 26 the watch's own module.register() prints a deprecation warning.
+ */
+export async function runWatched(
+  hook: string,
+  args: string[],
+  options: RunOptions = {},
+): Promise<SpawnResult & { watch: ProcessWatch }> {
+  const report = join(dirname(hook), `watch-${Math.random().toString(36).slice(2)}.json`);
+  const env = { ESIGN_CONFIG_DIR: freshConfigDir(), ...options.env, ESIGN_WATCH_REPORT: report };
+  const result = await runNode(['--no-deprecation', '--import', pathToFileURL(hook).href, BIN, ...args], {
+    ...options,
+    env,
+  });
+  return { ...result, watch: JSON.parse(readFileSync(report, 'utf8')) as ProcessWatch };
 }
 
 /**
