@@ -1,3 +1,6 @@
+// bin/esign.js loads dist/ with a V8 code cache of its own, kept per user and per command: the
+// second start of a command compiles next to nothing. Watched from inside the process
+// (test/helpers/process-watch.ts): what became of each bundle file's cache.
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

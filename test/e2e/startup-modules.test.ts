@@ -1,3 +1,6 @@
+// What `esign --help` and a create load, watched from inside the built binary
+// (test/helpers/process-watch.ts): start-up is a feature, and a Node built-in or a library loaded for
+// every command is paid by every command.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,7 @@
+// The transport in the built binary, watched from inside the process (test/helpers/process-watch.ts):
+// the proxy agent is loaded only when a request goes through a proxy, and the entry point's V8
+// flag is set once the first request is announced, after every Node built-in the command needs is
+// loaded (a built-in loaded after a flag change compiles without Node's code cache).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
