@@ -1,58 +1,32 @@
 // Taking a lock on a full disk (issue 21): the draft the lock is written to first is removed on
 // every failure, and the error names the full disk and says to free space (not permissions). On a
-// real tmpfs of 64 KiB (mounting needs root; skipped, with the reason, elsewhere).
-import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+// real tmpfs of 64 KiB (test/helpers/full-disk.ts).
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/commands/sandbox.js';
 import { acquireLock } from '../../src/fs/lock.js';
 import { runCli } from '../helpers/context.js';
+import { fillDisk, useSmallDisk } from '../helpers/full-disk.js';
 import { useScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'tok_batch_9a8b7c6d5e4f3a2b';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 
 const server = useScriptedServer();
-const folder = mkdtempSync(join(tmpdir(), 'esign-lock-full-'));
+const disk = useSmallDisk('esign-lock-full-');
+const folder = disk.folder;
 const outside = mkdtempSync(join(tmpdir(), 'esign-lock-full-input-'));
-let mounted = false;
-let whyNot = '';
 
 beforeAll(() => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', folder], { stdio: 'pipe' });
-    mounted = true;
-  } catch (error) {
-    whyNot = `cannot mount a tmpfs here (needs root and mount): ${(error as Error).message.split('\n')[0]}`;
-    return;
-  }
-  mkdirSync(join(folder, 'config'), { recursive: true });
-  // Fills the file system until it has no free page left.
-  const fd = openSync(join(folder, 'filler'), 'w');
-  const chunk = Buffer.alloc(4096, 0x20);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
+  if (disk.mounted) {
+    mkdirSync(join(folder, 'config'), { recursive: true });
+    fillDisk(join(folder, 'filler'));
   }
 });
 
 afterAll(() => {
-  if (mounted) execFileSync('umount', [folder]);
-  rmSync(folder, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });
 
@@ -60,7 +34,7 @@ const leftovers = () => readdirSync(folder).filter((name) => name !== 'filler' &
 
 describe('a lock on a full disk', () => {
   it('fails with the disk-full error and leaves no draft behind, however often it is tried', async (context) => {
-    if (!mounted) return context.skip(whyNot);
+    if (!disk.present(context)) return;
     const failures: unknown[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
       await expect(
@@ -82,7 +56,7 @@ describe('a lock on a full disk', () => {
   });
 
   it('a batch names the full disk, says to free space, sends nothing and leaves nothing', async (context) => {
-    if (!mounted) return context.skip(whyNot);
+    if (!disk.present(context)) return;
     const input = join(outside, 'people.jsonl');
     writeFileSync(input, '{"signatory":{"name":"A","email":"a@example.com"}}\n');
     const output = join(folder, 'results.jsonl');
@@ -102,7 +76,7 @@ describe('a lock on a full disk', () => {
   });
 
   it('storing a token names the full disk too, and leaves the config folder as it was', async (context) => {
-    if (!mounted) return context.skip(whyNot);
+    if (!disk.present(context)) return;
     const configDir = join(folder, 'config');
     const result = await runCli(['login', '--with-token'], { configDir, stdin: TOKEN });
     expect(result.code).not.toBe(0);
@@ -113,7 +87,7 @@ describe('a lock on a full disk', () => {
   });
 
   it('a sandbox with --state there says the disk is full', async (context) => {
-    if (!mounted) return context.skip(whyNot);
+    if (!disk.present(context)) return;
     const started = startSandbox({ port: 0, statePath: join(folder, 'state.json') });
     await expect(started).rejects.toMatchObject({
       message: expect.stringContaining('no space left on'),

@@ -1,52 +1,20 @@
 // --state on a nearly full disk (issue 10): a journal write the kernel takes only in part (a short
 // write) must be finished or fail the request with 500; never a 200 for an envelope that a restart
-// then loses. On a real tmpfs of 64 KiB (mounting needs root; skipped, with the reason, elsewhere).
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// then loses. On a real tmpfs of 64 KiB (test/helpers/full-disk.ts).
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
 import { startSandbox } from '../../src/commands/sandbox.js';
+import { fillDisk, useSmallDisk } from '../helpers/full-disk.js';
 import { postCreate, request, validBody } from './helpers.js';
 
-const folder = mkdtempSync(join(tmpdir(), 'esign-sandbox-full-'));
-let mounted = false;
-let whyNot = '';
-
-beforeAll(() => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', folder], { stdio: 'pipe' });
-    mounted = true;
-  } catch (error) {
-    whyNot = `cannot mount a tmpfs here (needs root and mount): ${(error as Error).message.split('\n')[0]}`;
-  }
-});
-
-afterAll(() => {
-  if (mounted) execFileSync('umount', [folder]);
-  rmSync(folder, { recursive: true, force: true });
-});
-
-/** Fills the file system until it has no free page left. */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(4096, 0x20);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
+const disk = useSmallDisk('esign-sandbox-full-');
+const folder = disk.folder;
 
 describe('--state on a nearly full disk', () => {
   it('answers 500, never 200, when the journal cannot take a whole entry; every 200 survives a restart', async (context) => {
-    if (!mounted) {
-      context.skip(whyNot);
-      return;
-    }
+    if (!disk.present(context)) return;
     const statePath = join(folder, 'state.json');
     const filler = join(folder, 'filler');
     const sandbox = await startSandbox({ port: 0, statePath, keepRequests: 0 });
@@ -56,7 +24,7 @@ describe('--state on a nearly full disk', () => {
       const first = await postCreate(sandbox, validBody());
       expect(first.status).toBe(200);
       acknowledged.push((first.json as CreateEnvelopeResponse).data.envelope_id);
-      fill(filler); // the journal's page has room left; the next page cannot be had
+      fillDisk(filler); // the journal's page has room left; the next page cannot be had
       for (let i = 0; i < 100 && !statuses.includes(500); i++) {
         const answer = await postCreate(
           sandbox,
