@@ -214,6 +214,9 @@ function traceOf(error: Error): string {
   return parts.join('\ncaused by: ');
 }
 
+/** The process's stdout, made when first written to (src/context.ts). */
+const processStdout = failureTracking(() => process.stdout, 1);
+
 export function createProcessContext(
   signal: AbortSignal,
   secondInterrupt: Context['secondInterrupt'],
@@ -225,13 +228,13 @@ export function createProcessContext(
   // Redaction first, then the guard that keeps text from acting as a CI runner's workflow command
   // (on stdout only a line-leading `::`, which no JSON, URL or results line can hold).
   const redactedStderr = redactingStream(
-    commandSafeStream(failureTracking(process.stderr), { anywhere: true }),
+    commandSafeStream(
+      failureTracking(() => process.stderr, 2),
+      { anywhere: true },
+    ),
     secrets,
   );
-  const stdout = redactingStream(
-    commandSafeStream(failureTracking(process.stdout), { anywhere: false }),
-    secrets,
-  );
+  const stdout = redactingStream(commandSafeStream(processStdout, { anywhere: false }), secrets);
   const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
   // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
   const stderr = drawableStream(redactedStderr, terminal);
@@ -239,7 +242,9 @@ export function createProcessContext(
     stdout,
     stderr,
     terminal,
-    spinnerStream: process.stderr,
+    get spinnerStream() {
+      return process.stderr;
+    },
     stdin: {
       get isTTY() {
         return stdinIsTTY();
@@ -303,7 +308,8 @@ export async function main(): Promise<void> {
   let code = await run(process.argv.slice(2), ctx);
   // An output that could not be written is a failure, never exit 0: a closed pipe or a full disk
   // shows up as an error event after the write, so wait until stdout has taken everything.
-  await flushed(process.stdout);
+  const stdout = processStdout.opened();
+  if (stdout) await flushed(stdout);
   const failure = ctx.stdout.failure?.();
   if (failure && code === ExitCode.ok) {
     code = reportError(new OutputFailedError(failure), ctx, { json: false, verbose: false });

@@ -44,6 +44,14 @@ describe('start-up', () => {
     expect(builtins).not.toContain('NativeModule child_process');
   });
 
+  it("--help makes no process.stderr, a usage error no process.stdout (making one, for a pipe, loads Node's streams and net: ~3.5 ms)", async () => {
+    expect((await watched(['--help'])).streamsMade).toEqual(['stdout']);
+    const failed = await runWatched(hook, ['envelope', 'list', '--bogus']);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain("Unknown option '--bogus'");
+    expect(failed.watch.streamsMade).toEqual(['stderr']);
+  });
+
   it('a create with -q or --json loads no chalk (it draws nothing), nor http2; the human one loads chalk', async () => {
     const env = { ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: LIVE_TOKEN };
     for (const flag of ['-q', '--json']) {

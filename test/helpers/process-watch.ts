@@ -1,7 +1,9 @@
 // Loaded with `node --import` into the built binary: reports, in the JSON file named by
 // ESIGN_WATCH_REPORT when the process exits, which modules it loaded (ES modules through Node's
 // loader; the bundle's files as bin/esign.js announces them, with what became of their code cache), every Node built-in it loaded, whether its V8 flags changed, and which Node built-ins it loaded after the
-// transport announced its first request (the moment bin/esign.js sets its V8 flag).
+// transport announced its first request (the moment bin/esign.js sets its V8 flag), and which of
+// process.stdout and process.stderr esign made (Node makes each on first use; the module hooks'
+// own worker thread makes stderr too, which is not counted).
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
@@ -28,6 +30,26 @@ subscribe('esign:dist:load', (message) => {
   appendFileSync(modulesFile, `${url}\n`);
   distCache[url] = cache;
 });
+const streamsMade: string[] = [];
+for (const name of ['stdout', 'stderr'] as const) {
+  const descriptor = Object.getOwnPropertyDescriptor(process, name);
+  const get = descriptor?.get;
+  if (!descriptor || !get) throw new Error(`process-watch: process.${name} is no getter on this Node`);
+  Object.defineProperty(process, name, {
+    ...descriptor,
+    get() {
+      if (!streamsMade.includes(name) && calledByEsign()) streamsMade.push(name);
+      return get.call(process);
+    },
+  });
+}
+function calledByEsign(): boolean {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 100;
+  const stack = new Error('caller').stack ?? '';
+  Error.stackTraceLimit = limit;
+  return /[/\\](dist[/\\]|bin[/\\]esign\.js)/.test(stack);
+}
 let builtinsAtAnnouncement: Set<string> | undefined;
 let announcements = 0;
 subscribe('esign:transport:first-request', () => {
@@ -44,6 +66,7 @@ process.on('exit', () => {
       distCache,
       builtins: moduleLoadList(),
       flagsChanged: cachedDataVersionTag() !== tagAtStart,
+      streamsMade,
       builtinsAfterAnnouncement: builtinsAtAnnouncement
         ? moduleLoadList().filter((name) => !builtinsAtAnnouncement?.has(name))
         : null,

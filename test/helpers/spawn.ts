@@ -78,6 +78,8 @@ export interface ProcessWatch {
   distCache: Record<string, string>;
   flagsChanged: boolean;
   builtinsAfterAnnouncement: string[] | null;
+  /** Which of process.stdout and process.stderr the process made, in order. */
+  streamsMade: string[];
 }
 
 /**
