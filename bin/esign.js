@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The entry of both builds (CommonJS: bin/package.json says so). The npm install runs this file as
-// it is, and it loads dist/ itself (below). The single executable (scripts/build-binary.mjs)
-// bundles it with src/ into one script, where __ESIGN_VERSION__ is built in and `../dist/main.js`
-// is src/main.ts.
+// it is, and it loads dist/ itself (below). The single executable (scripts/build-binary.mjs) runs
+// this file as its main script, with __ESIGN_VERSION__ built in, and loads the same dist/ files the
+// same way, from the executable's assets.
 //
 // `esign --version` is answered here, before anything is loaded: scripts call it often, and it is
 // measured against `node -e 0`.
@@ -11,17 +11,18 @@
 /* global __ESIGN_VERSION__ */
 const builtInVersion = typeof __ESIGN_VERSION__ === 'string' ? __ESIGN_VERSION__ : undefined;
 const FIRST_REQUEST = 'esign:transport:first-request';
+// What a bundle file's code requires to read another file of dist/ (llhttp's WebAssembly,
+// scripts/start-up-patches.mjs): a function from its path in dist/ to its bytes.
+const DIST_FILE = 'esign:dist-file';
 const args = process.argv.slice(2);
 
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${builtInVersion ?? packageVersion()}\n`);
-} else if (builtInVersion === undefined) {
-  const loader = distLoader(require('node:path').join(__dirname, '..', 'dist'), codeCacheDir(process.env));
+} else {
+  const files = builtInVersion === undefined ? distFolder() : executableAssets();
+  const loader = distLoader(files, codeCacheDir(process.env, files.dir));
   useBaselineWasmCompilerForRequests(loader.beforeFlagChange);
   loader.load('main.js').main();
-} else {
-  useBaselineWasmCompilerForRequests(() => {});
-  require('../dist/main.js').main();
 }
 
 function packageVersion() {
@@ -51,9 +52,10 @@ function packageVersion() {
  * source, never a value from a run (no token, no input). Any failure to read or write it is ignored:
  * it is only ever a way to start sooner.
  */
-function distLoader(distDir, cacheDir) {
+function distLoader(files, cacheDir) {
   const fs = require('node:fs');
   const { basename, dirname, join, resolve } = require('node:path');
+  const distDir = files.dir;
   const { Script } = require('node:vm');
   const { channel } = require('node:diagnostics_channel');
   const announce = channel('esign:dist:load');
@@ -68,16 +70,8 @@ function distLoader(distDir, cacheDir) {
     if (known) return known.exports;
     const module = { exports: {} };
     modules.set(path, module);
-    const fd = fs.openSync(path, 'r');
-    let source;
-    let stat;
-    try {
-      stat = fs.fstatSync(fd);
-      source = fs.readFileSync(fd, 'latin1');
-    } finally {
-      fs.closeSync(fd);
-    }
-    const cacheName = `${basename(path)}.${key}.${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}`;
+    const { text: source, identity } = files.readText(path);
+    const cacheName = `${basename(path)}.${key}.${identity}`;
     const cachedData = cacheDir ? readCache(cacheName) : undefined;
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
       filename: path,
@@ -88,9 +82,15 @@ function distLoader(distDir, cacheDir) {
     if (announce.hasSubscribers)
       announce.publish({ url: require('node:url').pathToFileURL(path).href, cache });
     const here = dirname(path);
-    const requireHere = (id) => (id.startsWith('.') ? load(resolve(here, id)) : builtin(id));
+    const requireHere = (id) =>
+      id.startsWith('.') ? load(resolve(here, id)) : id === DIST_FILE ? readDistFile : builtin(id);
     script.runInThisContext()(module.exports, requireHere, module, path, here);
     return module.exports;
+  }
+
+  /** A file of dist/ that is no script (llhttp's WebAssembly), as bytes, by its path in dist/. */
+  function readDistFile(name) {
+    return files.readBytes(resolve(distDir, name));
   }
 
   function readCache(name) {
@@ -142,6 +142,56 @@ function distLoader(distDir, cacheDir) {
   return { load, beforeFlagChange };
 }
 
+/**
+ * The npm install's dist/, beside this file. A file's identity (in its cache's name) is its size,
+ * modification time and inode: a rebuilt dist/ never meets an old cache.
+ */
+function distFolder() {
+  const fs = require('node:fs');
+  return {
+    dir: require('node:path').join(__dirname, '..', 'dist'),
+    readText(path) {
+      const fd = fs.openSync(path, 'r');
+      try {
+        const stat = fs.fstatSync(fd);
+        return {
+          text: fs.readFileSync(fd, 'latin1'),
+          identity: `${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}`,
+        };
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
+    readBytes: (path) => fs.readFileSync(path),
+  };
+}
+
+/**
+ * The executable's dist/: the same files, stored in it as assets keyed by their path in dist/
+ * (scripts/build-binary.mjs). Their identity is the executable's: a new executable never meets an
+ * old cache. `dir` only names the files (in stack traces): nothing is read there.
+ */
+function executableAssets() {
+  const sea = require('node:sea');
+  const { dirname, join, relative, sep } = require('node:path');
+  const dir = join(dirname(process.execPath), 'dist');
+  const key = (path) => relative(dir, path).split(sep).join('/');
+  let identity;
+  const executableIdentity = () => {
+    if (identity === undefined) {
+      const stat = require('node:fs').statSync(process.execPath);
+      identity = `${stat.size}-${Math.trunc(stat.mtimeMs)}-${stat.ino}`;
+    }
+    return identity;
+  };
+  return {
+    dir,
+    // Every script is ASCII (scripts/build.mjs checks): any decoding gives the same text.
+    readText: (path) => ({ text: sea.getAsset(key(path), 'utf8'), identity: executableIdentity() }),
+    readBytes: (path) => Buffer.from(sea.getAsset(key(path))),
+  };
+}
+
 function sameFileAndCommand(name, cacheName) {
   const prefix = cacheName.slice(0, cacheName.lastIndexOf('.') + 1);
   return name.startsWith(prefix) && name !== cacheName;
@@ -173,17 +223,19 @@ function commandKey(argv) {
 }
 
 /**
- * The code cache lives in this user's cache folder, `esign/code-cache/<Node version>-<arch>-<flags>`:
- * V8 refuses a cache made under other flags, so runs with other Node options (NODE_OPTIONS, node's
- * own arguments) keep caches of their own instead of replacing each other's on every start.
- * NODE_DISABLE_COMPILE_CACHE (Node's own switch for its compile cache) turns it off.
+ * The code cache lives in this user's cache folder, `esign/code-cache/<Node version>-<arch>-<hash>`,
+ * the hash of the Node options and of where dist/ is: V8 refuses a cache made under other flags, so
+ * runs with other Node options (NODE_OPTIONS, node's own arguments) keep caches of their own, and so
+ * do two installs (the executable and the npm install, a checkout and a global install), instead of
+ * replacing each other's on every start. NODE_DISABLE_COMPILE_CACHE (Node's own switch for its
+ * compile cache) turns it off.
  */
-function codeCacheDir(env) {
+function codeCacheDir(env, distDir) {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const { homedir } = require('node:os');
   const { join } = require('node:path');
   const home = homedir();
-  const version = `${process.version}-${process.arch}-${fnv1a(`${process.execArgv.join(' ')}\n${env.NODE_OPTIONS ?? ''}`)}`;
+  const version = `${process.version}-${process.arch}-${fnv1a(`${process.execArgv.join(' ')}\n${env.NODE_OPTIONS ?? ''}\n${distDir}`)}`;
   if (process.platform === 'darwin') return join(home, 'Library', 'Caches', 'esign', 'code-cache', version);
   if (process.platform === 'win32') {
     return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'esign', 'Cache', 'code-cache', version);

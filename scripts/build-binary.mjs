@@ -15,14 +15,22 @@
 //   node scripts/build-binary.mjs --target linux-x64   only these (repeatable)
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { packageJson, sharedBundleOptions } from './bundle-options.mjs';
+import { packageJson } from './bundle-options.mjs';
 import { NODE_VERSION } from './node-version.mjs';
-import { dependencyPatches } from './start-up-patches.mjs';
 import { writeZip } from './zip.mjs';
 
 // Node 26 is the active LTS line; its newest version published for all five targets is pinned.
@@ -126,40 +134,34 @@ function hostTarget() {
 }
 
 /**
- * One script, no chunks: inside the executable only Node's built-ins can be imported, so every
- * lazy `import()` must resolve to code in the same file (esbuild keeps it lazy: each module still
- * runs only when first imported). The entry is bin/esign.js itself, with the version built in.
+ * The executable runs bin/esign.js, with the version built in, and holds dist/ (as `npm run build`
+ * makes it) as assets keyed by their path in dist/: bin/esign.js loads them as it loads the npm
+ * install's files, with the same code cache (the main script can require only Node's built-ins, and
+ * needs nothing else). One loader and one dist/ for both: the executable behaves as the npm install
+ * does, and starts as fast. Returns the main script and the assets.
  */
 async function bundle() {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
   const outfile = join(workDir, 'esign.cjs');
-  const { warnings } = await build({
-    ...sharedBundleOptions,
-    logLevel: 'error',
+  await build({
     entryPoints: [join(root, 'bin', 'esign.js')],
     outfile,
-    splitting: false,
-    // CommonJS: measured on 26.10.0, an ES-module main starts about twice as slow in the
-    // executable (~270 ms of CPU for --version against ~140 ms, the npm install's time).
+    bundle: false,
     format: 'cjs',
+    platform: 'node',
     target: `node${NODE_VERSION}`,
-    plugins: [
-      dependencyPatches,
-      {
-        name: 'bundle-is-src',
-        setup(builder) {
-          builder.onResolve({ filter: /\/dist\/main\.js$/ }, () => ({ path: join(root, 'src', 'main.ts') }));
-        },
-      },
-    ],
+    define: { __ESIGN_VERSION__: JSON.stringify(version) },
+    logLevel: 'warning',
   });
-  // CommonJS has no import.meta. bin/esign.js reads package.json through it only when no version
-  // is built in, never here; anywhere else it would break the executable.
-  const real = warnings.filter((w) => !(w.id === 'empty-import-meta' && w.location?.file === 'bin/esign.js'));
-  if (real.length > 0) {
-    console.error(real.map((w) => `${w.location?.file ?? ''}: ${w.text}`).join('\n'));
-    throw new Error("The executable's script has build warnings (above).");
+  const dist = join(root, 'dist');
+  const assets = {};
+  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    assets[relative(dist, path).split(sep).join('/')] = path;
   }
-  return outfile;
+  if (!assets['main.js']) throw new Error('dist/main.js was not built');
+  return { main: outfile, assets };
 }
 
 /** The official Node binary for a target, from the cache or the npm registry (checked either way). */
@@ -205,27 +207,30 @@ function sha256(file) {
 }
 
 /**
- * The code cache (V8's compiled script, stored in the executable) is on for the target that runs
- * the builder. Node's documentation says a code cache made on another platform may crash the
- * executable at start-up, and nothing here can run those targets: they compile at start instead.
+ * Node's own code cache for the executable (useCodeCache) would hold only the main script, which is
+ * small, and only for the target that runs the builder (a cache made on another platform may crash
+ * the executable at start-up, Node's documentation says). esign's code cache (bin/esign.js) covers
+ * every file of dist/, on every target: it is made on the user's machine, by the first run of each
+ * command.
  */
-function buildExecutable(each, script, builder) {
+function buildExecutable(each, { main, assets }, builder) {
   const output = join(releaseDir, `esign-${version}-${each.name}${each.executableSuffix}`);
   const config = join(workDir, `sea-${each.name}.json`);
   writeFileSync(
     config,
     JSON.stringify({
-      main: script,
+      main,
       mainFormat: 'commonjs',
+      assets,
       executable: nodeBinary(each),
       output,
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
-      useCodeCache: each === host,
+      useCodeCache: false,
     }),
   );
   execFileSync(builder, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
-  console.log(`${output.slice(root.length + 1)}${each === host ? ' (code cache)' : ''}`);
+  console.log(output.slice(root.length + 1));
   return output;
 }
 

@@ -2,7 +2,7 @@
 // heavy library it needs) lands in a chunk that is loaded only when that command runs. esbuild
 // splits the ES-module build; each file is then turned into the body of a CommonJS-style function,
 // which bin/esign.js loads itself, with a V8 code cache of its own (see there for why).
-// (The single executable is built by scripts/build-binary.mjs, from the same sources, unsplit.)
+// (The single executable, scripts/build-binary.mjs, holds these same files and loads them the same way.)
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 // `npm install -g .` and the packed tarball have no dev dependencies, so nothing to build with:
@@ -22,9 +22,7 @@ rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 // The MCP server (`esign mcp`) is a bundle of its own, with its own copy of zod: in the split build
 // the SDK's zod would share zod's core with esign's, and that shared chunk, loaded by every command,
-// would grow by a fifth. The main build leaves the module out and imports the bundle instead. (The
-// single executable has one script and no files beside it: scripts/build-binary.mjs bundles the
-// server inline.)
+// would grow by a fifth. The main build leaves the module out and imports the bundle instead.
 const MCP_SERVER = /\/mcp\/server\.js$/;
 const mcpServerApart = {
   name: 'mcp-server-apart',
@@ -48,18 +46,15 @@ await esbuild.build({
   splitting: true,
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [llhttpFromFiles('../llhttp'), builtinsWithoutFacades, dependencyPatches, mcpServerApart],
+  plugins: [llhttpFromFiles('llhttp'), builtinsWithoutFacades, dependencyPatches, mcpServerApart],
 });
 
-// undici's HTTP parser as bytes, read by the chunk that holds undici's client (dist/chunks/, hence
-// `../llhttp` above). The MCP server's bundle holds no undici: its tools, and their requests, are
-// the main bundle's (src/commands/mcp.ts hands them over).
+// undici's HTTP parser as bytes, in dist/llhttp/ (read through bin/esign.js's `esign:dist-file`).
+// The MCP server's bundle holds no undici: its tools, and their requests, are the main bundle's
+// (src/commands/mcp.ts hands them over).
 mkdirSync(new URL('../dist/llhttp', import.meta.url));
 for (const { name, bytes } of llhttpWasmFiles())
   writeFileSync(new URL(`../dist/llhttp/${name}`, import.meta.url), bytes);
-if (readFileSync(new URL('../dist/main.js', import.meta.url), 'utf8').includes('.wasm')) {
-  throw new Error('dist/main.js reads llhttp: the path to dist/llhttp/ is relative to dist/chunks/');
-}
 
 // Each file as the body of `function (exports, require, module, __filename, __dirname)`: imports
 // become require() calls (bin/esign.js serves the bundle's own files and Node's built-ins), `import()`

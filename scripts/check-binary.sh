@@ -49,8 +49,26 @@ esign="$work/home/.local/bin/esign"
 
 echo "== the installed esign, no node on PATH"
 [ "$(no_node esign --version)" = "$version" ] || fail "esign --version is not $version"
-no_node esign --help | grep -q 'envelope' || fail "esign --help does not list envelope"
-no_node esign sandbox --port 0 --json >"$work/sandbox.json" 2>"$work/sandbox.err" &
+# Into a file, not a pipe to `grep -q`: grep may close the pipe before esign has written all, and a
+# closed pipe is exit 9 (the contract), which pipefail would take for this check failing.
+no_node esign --help >"$work/help.txt" || fail "esign --help failed"
+grep -q 'envelope' "$work/help.txt" || fail "esign --help does not list envelope"
+# The code cache (bin/esign.js): made by the first --help, in the user's cache folder (0700, files
+# 0600), and taken as it is by the second, which rewrites nothing (a refused cache is rewritten,
+# under a new inode).
+cache_dirs=("$work"/home/.cache/esign/code-cache/*/)
+[ "${#cache_dirs[@]}" = 1 ] && [ -d "${cache_dirs[0]}" ] || fail "no code-cache folder in ~/.cache/esign/code-cache"
+cache_dir=${cache_dirs[0]}
+[ "$(stat -c %a "$cache_dir")" = 700 ] || fail "the code-cache folder is not 0700"
+ls "$cache_dir" | grep -q '^main\.js\.esign\.' || fail "no code cache of main.js: $(ls "$cache_dir")"
+[ -z "$(find "$cache_dir" -type f ! -perm 600)" ] || fail "a code-cache file is not 0600"
+before=$(ls -li "$cache_dir")
+no_node esign --help >/dev/null || fail "the second esign --help failed"
+[ "$(ls -li "$cache_dir")" = "$before" ] || fail "the second --help rewrote its code cache (V8 refused it)"
+# `exec`: the background job is esign itself (not a subshell around it), so that cleanup's kill
+# reaches it and no sandbox outlives the check.
+(exec env -i HOME="$work/home" PATH="$work/home/.local/bin:$tools" esign sandbox --port 0 --json) \
+  >"$work/sandbox.json" 2>"$work/sandbox.err" &
 pids+=("$!")
 for _ in $(seq 100); do [ -s "$work/sandbox.json" ] && break; sleep 0.1; done
 read -r base_url token template < <(node -e '
@@ -74,7 +92,8 @@ no_node esign envelope batch "$work/people.csv" --template "$template" $set_fiel
 no_node esign completion bash >"$work/completion.bash"
 grep -q 'esign __complete' "$work/completion.bash" || fail "the bash completion does not call esign"
 if grep -qw node "$work/completion.bash"; then fail "the bash completion calls node"; fi
-no_node esign __complete -- envelope c | grep -q '^create' || fail "esign __complete does not offer create"
+no_node esign __complete -- envelope c >"$work/complete.txt" || fail "esign __complete failed"
+grep -q '^create' "$work/complete.txt" || fail "esign __complete does not offer create"
 # esign mcp: the SDK is inside the one script (the npm install loads it from dist/mcp-server.js).
 printf '%s\n' \
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ci","version":"1"}}}' \

@@ -19,11 +19,10 @@
 //    Each patch is an exact text: when an upgrade changes it, the build fails here (and
 //    test/unit/start-up-patches.test.ts says so first), instead of quietly loading it all again.
 //
-// 3. llhttp, undici's HTTP parser, as WebAssembly files beside the bundle (`llhttpFromFiles`, the
-//    npm install): undici carries it twice (with and without SIMD) as base64 text, 145 KB of
-//    JavaScript read on every create, of which one is used. dist/llhttp/ holds both as bytes, read
-//    when the first connection opens. (The executable is one script with no files beside it: it
-//    keeps the text.)
+// 3. llhttp, undici's HTTP parser, as WebAssembly files beside the bundle (`llhttpFromFiles`):
+//    undici carries it twice (with and without SIMD) as base64 text, 145 KB of JavaScript read on
+//    every create, of which one is used. dist/llhttp/ holds both as bytes, read when the first
+//    connection opens (the executable holds dist/ as assets).
 
 import { readFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
@@ -171,9 +170,9 @@ export function llhttpWasmFiles() {
 }
 
 /**
- * esbuild plugin: llhttp read from `<folder>/<name>.wasm`, `folder` relative to the output file that
- * holds undici's client (dist/chunks/): each file of dist/ runs with the `__dirname` bin/esign.js
- * gives it.
+ * esbuild plugin: llhttp read from `<folder>/<name>.wasm`, `folder` a path in dist/, through the
+ * `esign:dist-file` require that bin/esign.js serves (from dist/ for the npm install, from the
+ * executable's assets for the executable).
  */
 export function llhttpFromFiles(folder) {
   const edits = LLHTTP.map(({ text, wasm }) => ({ text, replacement: `require('esign:wasm/${wasm}')` }));
@@ -191,8 +190,9 @@ export function llhttpFromFiles(folder) {
         path: args.path.slice('esign:wasm/'.length),
         namespace: 'esign-wasm',
       }));
+      build.onResolve({ filter: /^esign:dist-file$/ }, (args) => ({ path: args.path, external: true }));
       build.onLoad({ filter: /.*/, namespace: 'esign-wasm' }, (args) => ({
-        contents: `module.exports = process.getBuiltinModule('node:fs').readFileSync(process.getBuiltinModule('node:path').join(__dirname, ${JSON.stringify(folder)}, ${JSON.stringify(args.path)}));`,
+        contents: `module.exports = require('esign:dist-file')(${JSON.stringify(`${folder}/${args.path}`)});`,
         loader: 'js',
       }));
     },

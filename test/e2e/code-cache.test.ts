@@ -1,9 +1,9 @@
 // bin/esign.js loads dist/ with a V8 code cache of its own, kept per user and per command: the
 // second start of a command compiles next to nothing. Watched from inside the process
 // (test/helpers/process-watch.ts): what became of each bundle file's cache.
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_ARGS, LIVE_TOKEN } from '../helpers/create-command.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
@@ -24,8 +24,8 @@ interface Run {
   cache: Record<string, string>;
 }
 
-async function run(args: string[], env: Record<string, string>): Promise<Run> {
-  const { watch, ...result } = await runWatched(hook, args, { env });
+async function run(args: string[], env: Record<string, string>, bin?: string): Promise<Run> {
+  const { watch, ...result } = await runWatched(hook, args, { env, bin });
   return { ...result, cache: watch.distCache };
 }
 
@@ -102,5 +102,18 @@ describe('the code cache', () => {
     expect(result.code).toBe(0);
     expect(states(result)).toEqual(['none']);
     expect(readdirSync(home)).toEqual([]);
+  });
+
+  it("is kept per install: two installs (a checkout and a global install, the executable) never replace each other's", async () => {
+    const other = join(mkdtempSync(join(tmpdir(), 'esign-other-install-')), 'esign');
+    for (const part of ['bin', 'dist', 'package.json'])
+      cpSync(join(resolve(import.meta.dirname, '../..'), part), join(other, part), { recursive: true });
+    const otherBin = join(other, 'bin', 'esign.js');
+    const home = cacheHome();
+    expect(states(await run(['--help'], { XDG_CACHE_HOME: home }))).toEqual(['none']);
+    expect(states(await run(['--help'], { XDG_CACHE_HOME: home }, otherBin))).toEqual(['none']);
+    expect(states(await run(['--help'], { XDG_CACHE_HOME: home }))).toEqual(['accepted']);
+    expect(states(await run(['--help'], { XDG_CACHE_HOME: home }, otherBin))).toEqual(['accepted']);
+    expect(readdirSync(join(home, 'esign', 'code-cache'))).toHaveLength(2);
   });
 });

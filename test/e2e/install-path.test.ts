@@ -1,7 +1,7 @@
 // The npm install runs wherever npm put it: a folder whose path holds a space, `#` or `%` (a user
 // named "Ada Lovelace", a project folder "esign #2") must not change how bin/esign.js finds dist/
-// and the HTTP parser beside it (dist/llhttp/, read from each file's own folder, never through a
-// URL in which `#` would start a fragment).
+// and the HTTP parser in it (dist/llhttp/, read by path, never through a URL in which `#` would
+// start a fragment).
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -94,10 +94,13 @@ export async function runWatched(
 ): Promise<SpawnResult & { watch: ProcessWatch }> {
   const report = join(dirname(hook), `watch-${Math.random().toString(36).slice(2)}.json`);
   const env = { ESIGN_CONFIG_DIR: freshConfigDir(), ...options.env, ESIGN_WATCH_REPORT: report };
-  const result = await runNode(['--no-deprecation', '--import', pathToFileURL(hook).href, BIN, ...args], {
-    ...options,
-    env,
-  });
+  const result = await runNode(
+    ['--no-deprecation', '--import', pathToFileURL(hook).href, options.bin ?? BIN, ...args],
+    {
+      ...options,
+      env,
+    },
+  );
   return { ...result, watch: JSON.parse(readFileSync(report, 'utf8')) as ProcessWatch };
 }
 
