@@ -31,11 +31,13 @@ function packageVersion() {
 }
 
 /**
- * dist/'s files are the bodies of CommonJS-style functions (scripts/build.mjs): esbuild's chunks,
- * with their imports turned into require() calls. They are loaded here, not by Node's module loader:
+ * dist/'s files are CommonJS-style functions (scripts/build.mjs): esbuild's chunks, with their
+ * imports turned into require() calls, each file that is loaded on its own carrying the chunks it
+ * imports (given to `__esign_define`, run when first required). They are loaded here, not by Node's
+ * module loader:
  *
  * - Node's ES-module loader costs ~0.5 ms a file (resolution, package scope, linking) and a create
- *   loads about thirty;
+ *   loaded about thirty;
  * - Node's compile cache (module.enableCompileCache) keeps what V8 compiles as a file loads: its top
  *   level, not the functions it then runs, so every start compiled most of esign again (main.js:
  *   87 KB of source, 12 KB of cache). A vm.Script can give V8's cache of everything compiled so far,
@@ -64,27 +66,37 @@ function distLoader(files, cacheDir) {
   const fresh = [];
   const made = [];
 
+  /** Modules a loaded file carries (scripts/build.mjs), by path: each runs when first required. */
+  const carried = new Map();
+  function define(file, run) {
+    const path = resolve(distDir, file);
+    if (!modules.has(path) && !carried.has(path)) carried.set(path, run);
+  }
+
   function load(file) {
     const path = resolve(distDir, file);
     const known = modules.get(path);
     if (known) return known.exports;
     const module = { exports: {} };
     modules.set(path, module);
+    const here = dirname(path);
+    const requireHere = (id) =>
+      id.startsWith('.') ? load(resolve(here, id)) : id === DIST_FILE ? readDistFile : builtin(id);
+    const run = carried.get(path);
+    if (run) {
+      carried.delete(path);
+      run(module.exports, requireHere, module, path, here);
+      return module.exports;
+    }
     const { text: source, identity } = files.readText(path);
     const cacheName = `${basename(path)}.${key}.${identity}`;
     const cachedData = cacheDir ? readCache(cacheName) : undefined;
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-      filename: path,
-      cachedData,
-    });
+    const script = new Script(source, { filename: path, cachedData });
     const cache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'accepted';
     if (cacheDir && cache !== 'accepted') fresh.push({ script, cacheName });
     if (announce.hasSubscribers)
       announce.publish({ url: require('node:url').pathToFileURL(path).href, cache });
-    const here = dirname(path);
-    const requireHere = (id) =>
-      id.startsWith('.') ? load(resolve(here, id)) : id === DIST_FILE ? readDistFile : builtin(id);
-    script.runInThisContext()(module.exports, requireHere, module, path, here);
+    script.runInThisContext()(module.exports, requireHere, module, path, here, define);
     return module.exports;
   }
 

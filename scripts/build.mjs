@@ -39,8 +39,9 @@ await esbuild.build({
   plugins: [builtinsWithoutFacades, dependencyPatches],
 });
 
-await esbuild.build({
+const { metafile } = await esbuild.build({
   ...sharedBundleOptions,
+  metafile: true,
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
   splitting: true,
@@ -56,19 +57,19 @@ mkdirSync(new URL('../dist/llhttp', import.meta.url));
 for (const { name, bytes } of llhttpWasmFiles())
   writeFileSync(new URL(`../dist/llhttp/${name}`, import.meta.url), bytes);
 
-// Each file as the body of `function (exports, require, module, __filename, __dirname)`: imports
-// become require() calls (bin/esign.js serves the bundle's own files and Node's built-ins), `import()`
-// a require() in a promise. Every file must be ASCII: bin/esign.js reads them as Latin-1, the quickest
-// decoding there is (esbuild escapes the rest).
+// Each file as the body of `function (exports, require, module, __filename, __dirname, __esign_define)`:
+// imports become require() calls (bin/esign.js serves the bundle's own files and Node's built-ins),
+// `import()` a require() in a promise. Every file must be ASCII: bin/esign.js reads them as Latin-1,
+// the quickest decoding there is (esbuild escapes the rest).
 const NON_ASCII = /[\u0080-\uffff]/;
 const scripts = [
   'main.js',
   'mcp-server.js',
   ...readdirSync(new URL('../dist/chunks', import.meta.url)).map((f) => `chunks/${f}`),
 ];
+const bodies = new Map();
 for (const file of scripts) {
-  const url = new URL(`../dist/${file}`, import.meta.url);
-  const { code } = esbuild.transformSync(readFileSync(url, 'utf8'), {
+  const { code } = esbuild.transformSync(readFileSync(new URL(`../dist/${file}`, import.meta.url), 'utf8'), {
     format: 'cjs',
     platform: 'node',
     target: 'node20.19',
@@ -78,5 +79,61 @@ for (const file of scripts) {
     logLevel: 'warning',
   });
   if (NON_ASCII.test(code)) throw new Error(`dist/${file} holds a character that is not ASCII`);
-  writeFileSync(url, code);
+  // Definitions go before the body (below): a directive there would stop being one.
+  if (/^\s*["']use strict["']/.test(code)) throw new Error(`dist/${file} starts with a directive`);
+  bodies.set(file, code);
+}
+
+// Each file that is loaded on its own (main.js, and every file an `import()` names) carries the
+// chunks it imports, as definitions that run when first required: a create loaded 31 files, each
+// costing a read, a code-cache read and a compile (~0.5 ms); it now loads a few. The chunks main.js
+// carries are left out of the others (main.js is always loaded first); a chunk two of the others
+// import is carried by both and runs once (bin/esign.js keeps the first definition). Every chunk is
+// then carried by each file loaded on its own that imports it, or loaded before it: the chunk files
+// themselves go.
+const outputs = Object.fromEntries(
+  Object.entries(metafile.outputs).map(([path, output]) => [path.replace(/^dist\//, ''), output]),
+);
+const importsOf = (file, kind) =>
+  (outputs[file]?.imports ?? []).filter((i) => i.kind === kind).map((i) => i.path.replace(/^dist\//, ''));
+const staticClosure = (file, into = new Set()) => {
+  for (const chunk of importsOf(file, 'import-statement')) {
+    if (!into.has(chunk) && bodies.has(chunk)) {
+      into.add(chunk);
+      staticClosure(chunk, into);
+    }
+  }
+  return into;
+};
+const loadedWithMain = staticClosure('main.js');
+// What is surely loaded when a file named by an `import()` loads: main.js and what it carries, and
+// whatever every file that imports it had loaded statically by then.
+const loadedBefore = new Map([
+  ['main.js', new Set()],
+  ['mcp-server.js', new Set()],
+]);
+for (const file of Object.keys(outputs)) {
+  for (const target of importsOf(file, 'dynamic-import')) {
+    if (!bodies.has(target)) continue;
+    const here = new Set(['main.js', ...loadedWithMain, file, ...staticClosure(file)]);
+    const known = loadedBefore.get(target);
+    loadedBefore.set(target, known ? new Set([...known].filter((chunk) => here.has(chunk))) : here);
+  }
+}
+const wrap = (body) =>
+  `(function (exports, require, module, __filename, __dirname, __esign_define) {${body}\n})`;
+for (const file of scripts) {
+  let text = bodies.get(file);
+  const before = loadedBefore.get(file);
+  if (before) {
+    const carried = [...staticClosure(file)].filter((chunk) => chunk !== file && !before.has(chunk));
+    const definitions = carried.map(
+      (chunk) =>
+        `__esign_define(${JSON.stringify(chunk)},function (exports, require, module, __filename, __dirname) {${bodies.get(chunk)}\n});`,
+    );
+    text = definitions.join('') + text;
+    writeFileSync(new URL(`../dist/${file}`, import.meta.url), wrap(text));
+  } else {
+    rmSync(new URL(`../dist/${file}`, import.meta.url));
+  }
 }
