@@ -148,10 +148,38 @@ function distLoader(files, cacheDir) {
           fs.rmSync(draft, { force: true });
         }
       }
+      pruneOtherFolders(fs, cacheDir);
     } catch {}
   }
 
   return { load, beforeFlagChange };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The code-cache folders of other Node versions, options or installs (the one in use is never
+ * touched): a folder not written for 30 days goes, and past the 15 written last, the rest. Only when
+ * caches are written (a command's first run), never on a run that only reads. A folder that is still
+ * in use and goes costs its next run one start without a cache.
+ */
+function pruneOtherFolders(fs, cacheDir) {
+  const { dirname, join } = require('node:path');
+  const root = dirname(cacheDir);
+  const others = [];
+  for (const name of fs.readdirSync(root)) {
+    const path = join(root, name);
+    // Only folders named as codeCacheDir names them.
+    if (path === cacheDir || !/^v\d+\.\d+\.\d+[\w.-]*-[a-z0-9]+-[0-9a-f]{8}$/.test(name)) continue;
+    try {
+      others.push({ path, time: fs.lstatSync(path).mtimeMs });
+    } catch {}
+  }
+  others.sort((a, b) => b.time - a.time);
+  const now = Date.now();
+  others.forEach(({ path, time }, index) => {
+    if (index >= 15 || now - time > 30 * DAY_MS) fs.rmSync(path, { recursive: true, force: true });
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // bin/esign.js loads dist/ with a V8 code cache of its own, kept per user and per command: the
 // second start of a command compiles next to nothing. Watched from inside the process
 // (test/helpers/process-watch.ts): what became of each bundle file's cache.
-import { cpSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -115,5 +115,32 @@ describe('the code cache', () => {
     expect(states(await run(['--help'], { XDG_CACHE_HOME: home }))).toEqual(['accepted']);
     expect(states(await run(['--help'], { XDG_CACHE_HOME: home }, otherBin))).toEqual(['accepted']);
     expect(readdirSync(join(home, 'esign', 'code-cache'))).toHaveLength(2);
+  });
+
+  it("removes other installs' and Node versions' folders not written for 30 days, and past the 15 written last", async () => {
+    const home = cacheHome();
+    const root = join(home, 'esign', 'code-cache');
+    const folder = (name: string, daysAgo: number) => {
+      const path = join(root, name);
+      mkdirSync(path, { recursive: true });
+      writeFileSync(join(path, 'main.js.esign.1-2-3'), 'cache');
+      const when = new Date(Date.now() - daysAgo * 24 * 3600 * 1000);
+      utimesSync(path, when, when);
+      return name;
+    };
+    const stale = folder('v18.20.0-x64-0123abcd', 31);
+    const kept = Array.from({ length: 15 }, (_, i) => folder(`v22.1.${i}-x64-0123abcd`, i));
+    const oldest = folder('v22.2.0-x64-0123abcd', 20);
+    const notOurs = folder('notes', 400);
+    expect((await run(['--help'], { XDG_CACHE_HOME: home })).code).toBe(0);
+    const left = readdirSync(root);
+    expect(left).toEqual(expect.arrayContaining([...kept, notOurs]));
+    expect(left).not.toContain(stale);
+    expect(left).not.toContain(oldest);
+    expect(left).toHaveLength(17); // the 15, the folder of this run, and the one esign did not name
+    // A run that only reads the cache removes nothing.
+    folder('v18.20.1-x64-0123abcd', 31);
+    expect(states(await run(['--help'], { XDG_CACHE_HOME: home }))).toEqual(['accepted']);
+    expect(readdirSync(root)).toContain('v18.20.1-x64-0123abcd');
   });
 });

@@ -49,9 +49,11 @@ export function runBin(args: string[], options: RunOptions = {}): Promise<SpawnR
   return runNode([options.bin ?? BIN, ...args], options);
 }
 
-/** `node <nodeArgs>` with only PATH, HOME and `options.env` (a value of undefined leaves a variable out). */
+/** `node <nodeArgs>` with only PATH, HOME, XDG_CACHE_HOME and `options.env` (a value of undefined leaves a variable out). */
 function runNode(nodeArgs: string[], options: RunOptions): Promise<SpawnResult> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+  // The test run's code-cache folder (test/global-setup.ts), not the user's.
+  if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
   for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
   const child = spawn(process.execPath, nodeArgs, {
     env,
