@@ -5,8 +5,9 @@
 // 1. Built-ins without ES-module facades (`builtinsWithoutFacades`, both bundles of the npm install).
 //    An ES `import … from 'node:fs'` makes Node build a facade that reads every export of the module
 //    once, running its lazy getters: `fs` then loads streams, fs/promises and readline, `module` its
-//    source-map support. The bundle takes each built-in from process.getBuiltinModule instead (Node
-//    >= 20.16 and 22.3; `engines` asks for 20.19), which runs nothing it is not asked for.
+//    source-map support. dist/ is CommonJS-style (scripts/build.mjs), and bin/esign.js serves each
+//    built-in from process.getBuiltinModule (Node >= 20.16 and 22.3; `engines` asks for 20.19),
+//    which runs nothing it is not asked for.
 //
 // 2. Exact-text patches of commander and undici (`dependencyPatches`, every bundle):
 //    - commander requires node:child_process for executable subcommands, which esign has none of;
@@ -136,27 +137,22 @@ export const dependencyPatches = {
   },
 };
 
-/** esbuild plugin: built-ins from process.getBuiltinModule, never through an ES-module facade. */
+/**
+ * esbuild plugin: built-ins left as imports (`node:` or not), which scripts/build.mjs then turns
+ * into require() calls, served by bin/esign.js from process.getBuiltinModule: never an ES-module
+ * facade. A named import reads the one export it names when used; a default or namespace import
+ * gets esbuild's copy of the module's exports, at that import only. (A stand-in module per
+ * built-in, as before, was copied that way into every module that imported it: ~1 ms and ~50 KB of
+ * getters for --help.)
+ */
 export const builtinsWithoutFacades = {
   name: 'builtins-without-facades',
   setup(build) {
     build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
       const name = args.path.replace(/^node:/, '');
       if (!BUILTIN.has(name) && !args.path.startsWith('node:')) return undefined;
-      // A require() call is CommonJS already: the bundle's `require` serves it.
-      if (args.kind === 'require-call') return { path: args.path, external: true };
-      // In the split build, import() of this CommonJS stand-in would give its default export only.
-      if (args.kind === 'dynamic-import') {
-        return {
-          errors: [{ text: `import('${args.path}'): use process.getBuiltinModule('node:${name}') instead` }],
-        };
-      }
-      return { path: name, namespace: 'node-builtin' };
+      return { path: args.path, external: true };
     });
-    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(`node:${args.path}`)});`,
-      loader: 'js',
-    }));
   },
 };
 
