@@ -73,15 +73,15 @@ function distLoader(files, cacheDir) {
     if (!modules.has(path) && !carried.has(path)) carried.set(path, run);
   }
 
-  function load(file) {
-    const path = resolve(distDir, file);
+  /** The module at `path` (absolute: resolved once, by the require that names it). */
+  function loadPath(path) {
     const known = modules.get(path);
     if (known) return known.exports;
     const module = { exports: {} };
     modules.set(path, module);
     const here = dirname(path);
     const requireHere = (id) =>
-      id.startsWith('.') ? load(resolve(here, id)) : id === DIST_FILE ? readDistFile : builtin(id);
+      id.startsWith('.') ? loadPath(resolve(here, id)) : id === DIST_FILE ? readDistFile : builtin(id);
     const run = carried.get(path);
     if (run) {
       carried.delete(path);
@@ -152,7 +152,7 @@ function distLoader(files, cacheDir) {
     } catch {}
   }
 
-  return { load, beforeFlagChange };
+  return { load: (file) => loadPath(resolve(distDir, file)), beforeFlagChange };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

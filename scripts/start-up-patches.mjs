@@ -9,7 +9,8 @@
 //    built-in from process.getBuiltinModule (Node >= 20.16 and 22.3; `engines` asks for 20.19),
 //    which runs nothing it is not asked for.
 //
-// 2. Exact-text patches of commander and undici (`dependencyPatches`, every bundle):
+// 2. Exact-text patches of commander, undici and jsonc-parser (`dependencyPatches`, every bundle):
+//    - jsonc-parser builds ~300 KB of indentation strings as it loads, for its formatter only;
 //    - commander requires node:child_process for executable subcommands, which esign has none of;
 //    - undici's HTTP/1.1 client requires its HTTP/2 client (and that node:http2) for a connection
 //      that negotiates HTTP/2, which esign's agent never offers; the fetch body code (FormData, web
@@ -43,6 +44,29 @@ const ASSERT_SOURCE = `function fail(message) {
 module.exports = function assert(value, message) { if (!value) fail(message); };`;
 
 export const DEPENDENCY_PATCHES = [
+  {
+    file: /[\\/]node_modules[\\/]jsonc-parser[\\/]lib[\\/]esm[\\/]impl[\\/]string-intern\.js$/,
+    edits: [
+      // 1,200 strings of line breaks and indentation (~300 KB), built when the module loads, for
+      // the formatter only (writing .esign.json): every create loaded them, for reading JSON, and
+      // every garbage collection copied them. Built on first use instead.
+      {
+        text: 'export const cachedBreakLinesWithSpaces = {',
+        replacement: 'const makeBreakLinesWithSpaces = () => ({',
+      },
+      {
+        text: "};\nexport const supportedEols = ['\\n', '\\r', '\\r\\n'];",
+        replacement: [
+          '});',
+          'let madeBreakLinesWithSpaces;',
+          'export const cachedBreakLinesWithSpaces = new Proxy({}, {',
+          '  get: (_, key) => (madeBreakLinesWithSpaces ??= makeBreakLinesWithSpaces())[key],',
+          '});',
+          "export const supportedEols = ['\\n', '\\r', '\\r\\n'];",
+        ].join('\n'),
+      },
+    ],
+  },
   {
     file: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/,
     edits: [

@@ -1,4 +1,4 @@
-// The build's patches of commander and undici (scripts/start-up-patches.mjs), checked against the
+// The build's patches of commander, undici and jsonc-parser (scripts/start-up-patches.mjs), checked against the
 // installed copies: an upgrade that changes a patched text fails here by name, before the build does.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +17,16 @@ const load = async () => (await import(pathToFileURL(PLUGIN).href)) as Patches;
 
 const undici = (path: string) => require.resolve(`undici/lib/${path}`);
 const patched = [
+  {
+    file: join(
+      dirname(require.resolve('jsonc-parser/package.json')),
+      'lib',
+      'esm',
+      'impl',
+      'string-intern.js',
+    ),
+    gone: ['export const cachedBreakLinesWithSpaces = {'],
+  },
   {
     file: join(dirname(require.resolve('commander')), 'lib', 'command.js'),
     gone: ["const childProcess = require('node:child_process')"],
