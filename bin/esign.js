@@ -272,9 +272,9 @@ function commandKey(argv) {
  */
 function codeCacheDir(env, distDir) {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  const { homedir } = require('node:os');
   const { join } = require('node:path');
-  const home = homedir();
+  // Outside Windows, os.homedir() is $HOME when it is set (libuv): node:os only when it is not.
+  const home = (process.platform !== 'win32' && env.HOME) || require('node:os').homedir();
   const version = `${process.version}-${process.arch}-${fnv1a(`${process.execArgv.join(' ')}\n${env.NODE_OPTIONS ?? ''}\n${distDir}`)}`;
   if (process.platform === 'darwin') return join(home, 'Library', 'Caches', 'esign', 'code-cache', version);
   if (process.platform === 'win32') {

@@ -1,6 +1,5 @@
 // run(argv, context) -> exit code. main() builds the context from the process, wires signals and is
 // the only place that ends the process.
-import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled, inertJsonLine, writeCommands } from './ci/github-actions.js';
@@ -262,7 +261,10 @@ export function createProcessContext(
     cwd: process.cwd(),
     version: VERSION,
     platform: process.platform,
-    homedir: homedir(),
+    // Read when a command needs it (the config's folder): --help never loads node:os.
+    get homedir() {
+      return process.getBuiltinModule('node:os').homedir();
+    },
     now: () => new Date(),
     promptSecret: async (question) => {
       const { promptSecret } = await import('./io/prompt.js');

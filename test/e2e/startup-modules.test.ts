@@ -42,6 +42,8 @@ describe('start-up', () => {
     expect(builtins.filter((name) => /^NativeModule (internal\/)?crypto\b/.test(name))).toEqual([]);
     // commander's node:child_process is for executable subcommands, which esign has none of.
     expect(builtins).not.toContain('NativeModule child_process');
+    // The home folder is read from $HOME (bin/esign.js) or when a command needs it (src/main.ts).
+    expect(builtins).not.toContain('NativeModule os');
   });
 
   it("--help makes no process.stderr, a usage error no process.stdout (making one, for a pipe, loads Node's streams and net: ~3.5 ms)", async () => {
