@@ -10,6 +10,9 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # Wait for them to end: the sandbox writes its code cache into $work/home as it exits, which
+  # raced the rm below ("Directory not empty").
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
