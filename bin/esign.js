@@ -43,8 +43,8 @@ function packageVersion() {
  *   87 KB of source, 12 KB of cache). A vm.Script can give V8's cache of everything compiled so far,
  *   after the command ran: the next start with the same command compiles next to nothing.
  *
- * Measured side by side on Node 22 (bench/startup.mjs): a create 1.97 to 1.69 times the CommonJS
- * POST script, --help 1.49 to 1.36 times `node -e 0`.
+ * Measured side by side on Node 22 (bench/startup.mjs), through Node's loaders and now: a create
+ * 1.97 then 1.65 times the CommonJS POST script, --help 1.49 then 1.29 times `node -e 0`.
  *
  * The cache: one file per bundle file and command (`envelope create`, `login`…), made when the first
  * request is about to be sent (before the V8 flag below changes what V8 accepts) or at exit, written
