@@ -1,18 +1,13 @@
-// One batch record + the defaults from flags → a validated create request, or its problems.
+// One batch record + the defaults every record starts from → a validated create request, or its problems.
 import { hash } from 'node:crypto';
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
-import {
-  normalizeRequest,
-  type Problems,
-  parseExpiresInDays,
-  toMergeData,
-  validateRequest,
-} from '../envelope/request.js';
+import { type Problem, usageProblem } from '../problems.js';
 import {
   checkMergeData,
   describeFieldCheck,
   type FieldCheck,
   hasFieldProblems,
+  type KeyOrigin,
   type TemplateLabel,
 } from '../project/fields.js';
 import {
@@ -20,12 +15,18 @@ import {
   type ResolvedTemplate,
   resolveTemplate,
   type TemplateNames,
-  UNRESOLVED_TEMPLATE_ID,
 } from '../project/templates.js';
+import {
+  normalizeRequest,
+  type Problems,
+  parseExpiresInDays,
+  toMergeData,
+  validateRequest,
+} from '../request/request.js';
 
+/** What every record starts from: the command's flags over the project file's defaults. */
 export interface BatchDefaults {
-  template_id?: string | undefined;
-  /** --template resolved: its id and, when the project file declares them, its fields. */
+  /** The template for records that name none: its id and, when the project file declares them, its fields. */
   template?: ResolvedTemplate | undefined;
   merge_data: Record<string, string>;
   expires_in_days?: number | undefined;
@@ -60,45 +61,45 @@ const NAMES: Record<InputFormat, Record<string, string>> = {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * Merge data that does not fit the template's declared fields: the check (src/project/fields.ts),
- * the template, and what each key was given as ("column" for a CSV file's own column).
- */
-export type FieldTrouble = (
-  check: FieldCheck,
-  template: TemplateLabel,
-  whatIs: (key: string) => string,
-) => void;
+/** Merge data that does not fit a template's declared fields: the check, the template, and where each key came from. */
+export interface FieldMisfit {
+  check: FieldCheck;
+  template: TemplateLabel;
+  originOf: (key: string) => KeyOrigin;
+}
 
 /** Where a batch's field checks go: each misfit, and the template each record uses. */
 export interface FieldReport {
-  trouble: FieldTrouble;
+  misfit: (found: FieldMisfit) => void;
   /** The record's template, with its declared fields, or undefined when it declares none. */
   templateUsed?: (template: TemplateLabel | undefined) => void;
 }
 
 /**
  * Returns the request, or undefined with the reasons pushed to `problems` (without line numbers).
- * Merge data that does not fit the template's declared fields goes to `fieldTrouble` instead (the
+ * Merge data that does not fit the template's declared fields goes to `fieldReport` instead (the
  * batch tells each such problem once for all its lines), and the record is not sent either.
  */
 export function buildBatchRequest(
   record: unknown,
   defaults: BatchDefaults,
-  format: InputFormat,
-  problems: Problems,
+  { format, problems }: { format: InputFormat; problems: Problems },
   fieldReport?: FieldReport,
 ): CreateEnvelopeRequest | undefined {
   if (!isObject(record)) {
     problems.push(
-      'expected a JSON object with signatory (and optionally template_id, merge_data, expires_in_days)',
+      recordProblem(
+        'expected a JSON object with signatory (and optionally template_id, merge_data, expires_in_days)',
+      ),
     );
     return undefined;
   }
   const before = problems.length;
   for (const key of Object.keys(record)) {
     if (!ALLOWED_KEYS.has(key)) {
-      problems.push(`unknown key '${key}' (allowed: template_id, merge_data, signatory, expires_in_days)`);
+      problems.push(
+        recordProblem(`unknown key '${key}' (allowed: template_id, merge_data, signatory, expires_in_days)`),
+      );
     }
   }
   const mergeData = recordMergeData(record.merge_data, problems);
@@ -106,25 +107,37 @@ export function buildBatchRequest(
   const ownTemplate = recordTemplate(record.template_id, defaults, format, problems);
   const template = ownTemplate === undefined ? defaults.template : ownTemplate;
   const merged = { ...defaults.merge_data, ...mergeData };
+  const templateId =
+    template === undefined ? undefined : template === 'unresolved' ? record.template_id : template.id;
   const body = {
-    template_id: ownTemplate === undefined ? defaults.template_id : ownTemplate.id,
+    template_id: templateId,
     merge_data: merged,
     signatory: record.signatory,
     ...(expires === undefined ? {} : { expires_in_days: expires }),
   };
-  const found: Problems = [];
-  const request = validateRequest(body, found, NAMES[format]);
-  for (const problem of found) {
-    const clean = problem.replace(/\.$/, '');
+  // A template that is given nowhere is told where it may be given; one that did not resolve is
+  // told already: the schema says nothing more of either.
+  const reported: string[] = [];
+  if (templateId === undefined) {
+    reported.push('template_id');
     problems.push(
-      clean.startsWith('template_id: is required')
-        ? 'template_id: is required (give it in the record or with --template)'
-        : clean,
+      usageProblem(
+        NAMES[format].template_id ?? 'template_id',
+        'is required (give it in the record or with --template)',
+      ),
     );
-  }
-  const misfit = checkFields(record, merged, template, defaults, format, problems, fieldReport);
+  } else if (template === 'unresolved') reported.push('template_id');
+  const request = validateRequest(body, problems, NAMES[format], reported);
+  const misfit =
+    template !== 'unresolved' &&
+    checkFields({ record, merged, template, defaults, format }, fieldReport, problems);
   if (problems.length > before || !request || misfit) return undefined;
   return normalizeRequest(request);
+}
+
+/** A problem of the record as a whole, with no key to name. */
+function recordProblem(message: string): Problem {
+  return usageProblem('', message);
 }
 
 /**
@@ -132,42 +145,51 @@ export function buildBatchRequest(
  * key is named by where it came from: the record's own (a CSV column), or the flag of a default.
  */
 function checkFields(
-  record: Record<string, unknown>,
-  merged: Record<string, string>,
-  template: (Omit<ResolvedTemplate, 'id'> & { id: unknown }) | undefined,
-  defaults: BatchDefaults,
-  format: InputFormat,
-  problems: Problems,
+  given: {
+    record: Record<string, unknown>;
+    merged: Record<string, string>;
+    template: ResolvedTemplate | { id: unknown } | undefined;
+    defaults: BatchDefaults;
+    format: InputFormat;
+  },
   fieldReport: FieldReport | undefined,
+  problems: Problems,
 ): boolean {
-  const fields = template?.fields;
+  const { record, merged, template, defaults, format } = given;
+  const fields = template && 'fields' in template ? template.fields : undefined;
   const label: TemplateLabel | undefined =
-    fields === undefined ? undefined : { label: template?.label ?? String(template?.id), fields };
-  if (template !== undefined && template.id !== UNRESOLVED_TEMPLATE_ID) fieldReport?.templateUsed?.(label);
+    fields === undefined
+      ? undefined
+      : {
+          label: (template && 'label' in template ? template.label : undefined) ?? String(template?.id),
+          fields,
+        };
+  if (template !== undefined) fieldReport?.templateUsed?.(label);
   const check = checkMergeData(fields, merged);
   if (label === undefined || !hasFieldProblems(check)) return false;
   const own = isObject(record.merge_data) ? record.merge_data : {};
-  const whatIs = (key: string) => {
-    if (Object.hasOwn(own, key)) return format === 'csv' ? 'column' : 'merge field';
-    return defaults.merge_data_from?.get(key) ?? 'merge field';
+  const originOf = (key: string): KeyOrigin => {
+    if (Object.hasOwn(own, key)) return { kind: format === 'csv' ? 'column' : 'merge field' };
+    const flag = defaults.merge_data_from?.get(key);
+    return flag === undefined ? { kind: 'merge field' } : { kind: 'flag', flag };
   };
-  if (fieldReport) fieldReport.trouble(check, label, whatIs);
-  else problems.push(...describeFieldCheck(check, label));
+  if (fieldReport) fieldReport.misfit({ check, template: label, originOf });
+  else for (const message of describeFieldCheck(check, label)) problems.push(usageProblem('', message));
   return true;
 }
 
 /**
  * A record's own template_id: a name in force or an id, resolved with its declared fields; any
  * value that is not a usable string is left to the request schema (as `id`). Undefined when the
- * record has none, so the default applies. A name that does not resolve is a problem, and a
- * stand-in id keeps the schema from reporting the same field again.
+ * record has none, so the default applies; 'unresolved' (its problem added) for a name that is
+ * not in force.
  */
 function recordTemplate(
   value: unknown,
   defaults: BatchDefaults,
   format: InputFormat,
   problems: Problems,
-): (Omit<ResolvedTemplate, 'id'> & { id: unknown }) | undefined {
+): ResolvedTemplate | { id: unknown } | 'unresolved' | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value === '') return { id: value };
   const resolved = resolveTemplate(
@@ -177,13 +199,13 @@ function recordTemplate(
   );
   if ('id' in resolved) return resolved;
   problems.push(resolved.problem);
-  return { id: UNRESOLVED_TEMPLATE_ID };
+  return 'unresolved';
 }
 
 function recordMergeData(value: unknown, problems: Problems): Record<string, string> {
   if (value === undefined) return {};
   if (isObject(value)) return toMergeData(value, 'merge_data', problems);
-  problems.push('merge_data must be a JSON object');
+  problems.push(usageProblem('', 'merge_data must be a JSON object'));
   return {};
 }
 
@@ -199,7 +221,9 @@ function recordExpiry(
     return parseExpiresInDays(own, NAMES[format].expires_in_days ?? 'expires_in_days', problems) ?? fallback;
   }
   if (typeof own === 'number' && Number.isInteger(own) && own >= 1) return own;
-  problems.push(`expires_in_days: ${JSON.stringify(own)} is not a positive whole number of days`);
+  problems.push(
+    usageProblem('expires_in_days', `${JSON.stringify(own)} is not a positive whole number of days`),
+  );
   return fallback;
 }
 

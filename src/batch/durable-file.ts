@@ -16,7 +16,11 @@ interface Waiter {
   fail: (error: unknown) => void;
 }
 
-export class DurableAppender {
+/**
+ * `Tag`: what a gathered text stands for (a result, for the results file), given back by `lost()`
+ * for each text a failed write kept from the file; a text written without one stands for its lines.
+ */
+export class DurableAppender<Tag = string> {
   /** Bytes written so far (where the next text will start), and how many a finished sync covers. */
   #end: number;
   #synced: number;
@@ -27,9 +31,9 @@ export class DurableAppender {
   #error: unknown;
   #closed = false;
   #ending = false;
-  /** With `gather`: texts waiting for this turn's write, and the lines a failed write lost. */
-  #gathered: string[] = [];
-  #lost: string[] = [];
+  /** With `gather`: texts waiting for this turn's write, and what the texts a failed write lost stood for. */
+  #gathered: { text: string; tag: Tag | undefined }[] = [];
+  #lost: Tag[] = [];
   #onFailure: ((error: unknown) => void)[] = [];
   /** Those waiting for the gathered texts to be written (not synced). */
   #writeWaiters: { done: () => void; fail: (error: unknown) => void }[] = [];
@@ -40,7 +44,7 @@ export class DurableAppender {
     size: number,
     private readonly syncEveryMs: number,
     private readonly gather: boolean,
-    private readonly behind: DurableAppender | undefined,
+    private readonly behind: DurableAppender<unknown> | undefined,
   ) {
     this.#end = size;
     this.#synced = size;
@@ -53,7 +57,7 @@ export class DurableAppender {
    * gathered is written before this file's own texts, so a kill between the two writes finds that
    * one ahead; and once that file has failed, nothing more is written to this one.
    */
-  static open(
+  static open<Tag = string>(
     path: string,
     {
       syncEveryMs = 0,
@@ -66,14 +70,14 @@ export class DurableAppender {
       mode?: number;
       truncate?: boolean;
       gather?: boolean;
-      behind?: DurableAppender;
+      behind?: DurableAppender<unknown>;
     } = {},
-  ): DurableAppender {
+  ): DurableAppender<Tag> {
     const fd = openSync(path, truncate ? 'w' : 'a', mode);
     if (truncate) fchmodSync(fd, mode); // a file that was there keeps its mode otherwise
     const size = fstatSync(fd).size;
     if (size === 0) syncFolder(dirname(path));
-    return new DurableAppender(fd, path, size, syncEveryMs, gather, behind);
+    return new DurableAppender<Tag>(fd, path, size, syncEveryMs, gather, behind);
   }
 
   /** True once a write or sync failed: what was appended since may not be on disk. */
@@ -99,14 +103,14 @@ export class DurableAppender {
    * Writes `text` now; `flushed()` (or a later `append`) waits for its sync. Opened with `gather`,
    * the texts of one turn of the event loop go out in one write at the end of the turn (a batch
    * stores thousands of lines a second, and each write(2) costs more than the rest of a line);
-   * a failure then reaches `onFailure`, and `lost()` gives the lines it kept from the file.
+   * a failure then reaches `onFailure`, and `lost()` gives the tags of the texts it kept from the file.
    */
-  write(text: string): void {
+  write(text: string, tag?: Tag): void {
     if (this.#closed) throw new Error(`${this.path} is closed`);
     if (this.#error !== undefined) throw this.#error;
     if (this.gather) {
       if (this.#gathered.length === 0) setImmediate(() => this.#writeGathered());
-      this.#gathered.push(text);
+      this.#gathered.push({ text, tag });
       this.#end += Buffer.byteLength(text);
       return;
     }
@@ -130,8 +134,8 @@ export class DurableAppender {
     this.#onFailure.push(listener);
   }
 
-  /** The lines a failed gathered write did not get into the file (whole lines only). */
-  lost(): string[] {
+  /** What the texts a failed gathered write did not get whole into the file stood for (their tags). */
+  lost(): Tag[] {
     return this.#lost;
   }
 
@@ -152,7 +156,8 @@ export class DurableAppender {
       this.behind.#writeGathered();
       this.#error ??= this.behind.#error;
     }
-    const bytes = Buffer.from(this.#gathered.join(''));
+    const gathered = this.#gathered;
+    const bytes = Buffer.from(gathered.map((entry) => entry.text).join(''));
     this.#gathered = [];
     const waiters = this.#writeWaiters.splice(0);
     // After a failed sync, or a failure of the file this one is behind, nothing more goes into
@@ -162,9 +167,14 @@ export class DurableAppender {
       for (const waiter of waiters) waiter.done();
       return;
     }
-    // The lines after the last one the file got whole (a torn one is dropped on resume).
-    const whole = bytes.subarray(0, at).lastIndexOf(10) + 1;
-    this.#lost = bytes.subarray(whole).toString().split('\n').filter(Boolean);
+    // The texts after the last one the file got whole (a torn one is dropped on resume).
+    let end = 0;
+    this.#lost = gathered
+      .filter((entry) => {
+        end += Buffer.byteLength(entry.text);
+        return end > at;
+      })
+      .flatMap(({ text, tag }) => (tag === undefined ? (text.split('\n').filter(Boolean) as Tag[]) : [tag]));
     for (const waiter of waiters) waiter.fail(this.#error);
     for (const listener of this.#onFailure.splice(0)) listener(this.#error);
   }

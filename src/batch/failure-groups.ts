@@ -89,3 +89,11 @@ export class FailureGroups {
     return this.#others;
   }
 }
+
+/** "lines 3, 4, 9" (sorted), then "and N more" for the group's records past those listed. */
+export function groupLinesText(group: FailureGroup): string {
+  const lines = [...group.lines].sort((a, b) => a - b);
+  const more = group.count - lines.length;
+  const listed = `${lines.length === 1 ? 'line' : 'lines'} ${lines.join(', ')}`;
+  return more > 0 ? `${listed} and ${more} more` : listed;
+}

@@ -70,7 +70,7 @@ export class IntentJournal {
    */
   static async create(
     path: string,
-    { boot = currentBoot(), results }: { boot?: string; results?: DurableAppender } = {},
+    { boot = currentBoot(), results }: { boot?: string; results?: DurableAppender<unknown> } = {},
   ): Promise<IntentJournal> {
     const file = DurableAppender.open(path, {
       mode: 0o600,

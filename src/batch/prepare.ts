@@ -1,123 +1,74 @@
-// The first phase of a batch: the flags' defaults and every record checked, and each record still
-// to be sent written to the spool as the exact body that passed. Nothing is kept in memory but
-// counts, the first problems and a short key per record (to find duplicates).
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, extname } from 'node:path';
+// The first phase of a batch: every record checked against the defaults, and each record still to
+// be sent kept in the spool as the exact body that passed. Nothing is kept in memory but counts,
+// the first problems and a short key per record (to find duplicates).
 import type { Readable } from 'node:stream';
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
-import type { Settings } from '../config/settings.js';
-import type { Context } from '../context.js';
-import { type Problems, parseExpiresInDays, parseSetFlags, readMergeDataFiles } from '../envelope/request.js';
-import { InterruptedError, UsageError } from '../errors.js';
-import { describeReadError } from '../fs/files.js';
+import { InterruptedError } from '../errors.js';
+import { type Problem, usageProblem } from '../problems.js';
 import { FieldProblems } from '../project/fields.js';
-import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../project/templates.js';
+import type { Problems } from '../request/request.js';
 import { type BatchDefaults, buildBatchRequest, fingerprintOf, type InputFormat } from './build-request.js';
 import type { PreviousRecord, PreviousResults } from './previous-results.js';
 import { mergeColumns, type RawItem, readCsv, readJsonl } from './readers.js';
-import type { SpoolWriter } from './spool.js';
+import { createSpool, type Spool, type SpooledRecord } from './spool.js';
 
-/** The flags the defaults come from. */
-export interface DefaultFlags {
-  template?: string | undefined;
-  data?: string[] | undefined;
-  set?: string[] | undefined;
-  expiresInDays?: string | undefined;
+/** What the records are and what earlier runs made of them. */
+export interface RecordsInput {
+  format: InputFormat;
+  /** The records, as read from their file or standard input. */
+  stream: Readable;
+  /** What earlier runs into the same results did (--resume); empty for a new run. */
+  previous: PreviousResults;
+  /** Send the records whose outcome was unknown again (--retry-unknown). */
+  retryUnknown: boolean;
+  /** Keep the records to send, to send them; a dry run only counts them. */
+  keep: boolean;
+  signal: AbortSignal;
 }
+
+/** A record the same as another: an earlier line's, or one the earlier run created. */
+export interface Duplicate {
+  line: number;
+  sameAs: number;
+  /** `sameAs` is a line the earlier run created, not a line of this input. */
+  createdBefore: boolean;
+}
+
+/** Every record checked, none invalid: what will be sent, skipped and held back. */
+export interface Plan {
+  total: number;
+  /** Created by an earlier run. */
+  skipped: number;
+  /** Unknown in an earlier run and not to be sent again. */
+  unknown: number;
+  toSend: number;
+  /** The first duplicates found, and how many there were. */
+  duplicates: Duplicate[];
+  duplicateCount: number;
+  /** The records to send, in input order, some at a time (an empty array at the end). */
+  records: () => Promise<SpooledRecord[]>;
+  /** Lets go of the kept records. */
+  dispose(): void;
+}
+
+/** Records that are not valid: nothing is sent. */
+export interface InvalidRecords {
+  total: number;
+  /** Records with at least one problem. */
+  invalid: number;
+  /** The first problems, and how many there were. */
+  problems: Problem[];
+  problemCount: number;
+}
+
+export type Prepared =
+  | { kind: 'plan'; plan: Plan }
+  | { kind: 'invalid'; records: InvalidRecords }
+  /** The earlier results hold not one record of this input: they are another input's. */
+  | { kind: 'another_input'; resultsHeld: number };
 
 const MAX_LISTED_PROBLEMS = 20;
 const MAX_LISTED_DUPLICATES = 20;
-
-export function formatOf(file: string, flag: InputFormat | undefined): InputFormat {
-  if (flag) return flag;
-  const extension = extname(file).toLowerCase();
-  if (extension === '.csv') return 'csv';
-  if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
-  throw new UsageError(
-    file === '-'
-      ? 'Reading records from standard input needs --format jsonl or --format csv.'
-      : `Cannot tell the format of '${file}' from its name.`,
-    { hint: 'Name the file .jsonl or .csv, or pass --format jsonl|csv.' },
-  );
-}
-
-/**
- * The defaults every record starts from: the flags over the project file's (`defaults`), and the
- * template names in force for the active profile, for --template and the records' template_id.
- */
-export async function readDefaults(
-  flags: DefaultFlags,
-  ctx: Context,
-  settings: Pick<Settings, 'project' | 'profile'>,
-): Promise<BatchDefaults> {
-  const problems: Problems = [];
-  const fromFiles = await readMergeDataFiles(flags.data ?? [], ctx, problems);
-  const fromSet = parseSetFlags(flags.set ?? [], problems);
-  const expires =
-    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
-    settings.project?.content.defaults?.expires_in_days;
-  const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
-  let template: ResolvedTemplate | undefined;
-  if (flags.template !== undefined) {
-    const resolved = resolveTemplate(flags.template, templates, '--template');
-    if ('problem' in resolved) problems.push(resolved.problem);
-    else template = resolved;
-  }
-  if (problems.length > 0) {
-    throw new UsageError(
-      problems.length === 1 ? (problems[0] as string) : 'The default flags have problems:',
-      {
-        details: problems.length === 1 ? [] : problems,
-      },
-    );
-  }
-  const from = new Map<string, string>();
-  for (const key of Object.keys(fromFiles)) from.set(key, '--data');
-  for (const key of Object.keys(fromSet)) from.set(key, '--set');
-  return {
-    template_id: template?.id,
-    template,
-    merge_data_from: from,
-    merge_data: { ...fromFiles, ...fromSet },
-    expires_in_days: expires,
-    templates,
-  };
-}
-
-export function checkReadableFile(path: string, shown: string): void {
-  try {
-    if (statSync(path).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
-    accessSync(path, constants.R_OK);
-  } catch (error) {
-    throw new UsageError(`Cannot read ${shown}: ${describeReadError(error)}.`);
-  }
-}
-
-export function checkWritableFolder(path: string, shown: string): void {
-  try {
-    accessSync(dirname(path), constants.W_OK);
-  } catch (error) {
-    throw new UsageError(
-      `Cannot write --output ${shown}: its folder ${dirname(path)} ${describeReadError(error) === 'no such file' ? 'does not exist' : 'is not writable'}.`,
-    );
-  }
-}
-
-export interface Prepared {
-  total: number;
-  problems: string[];
-  problemCount: number;
-  skipped: number;
-  /** Unknown in an earlier run and not to be retried. */
-  unknown: number;
-  /** Records with at least one problem. */
-  invalid: number;
-  /** Records to be sent (written to the spool). */
-  toSend: number;
-  /** Duplicates found, the first few described, and how many there were. */
-  duplicates: string[];
-  duplicateCount: number;
-}
 
 /**
  * What makes two records the same envelope for the same person: template, signatory email (any
@@ -176,168 +127,215 @@ class Hash53 {
   }
 }
 
-function anotherInput(previous: PreviousResults): UsageError {
-  return new UsageError(
-    `--output ${previous.shownAs ?? 'file'} holds the results of another input: none of the ${previous.size} records it holds results for is a record of this input. Nothing was sent.`,
-    {
-      hint: 'Resume with the input those results came from, or write the results of this input to another --output.',
-    },
-  );
+/**
+ * The first pass: every record checked, and each one still to be sent kept (with `keep`) as the
+ * exact body that passed.
+ */
+export async function prepare(input: RecordsInput, defaults: BatchDefaults): Promise<Prepared> {
+  const spool = input.keep ? createSpool() : undefined;
+  try {
+    const checker = new RecordChecker(input, defaults, spool);
+    const records =
+      input.format === 'csv'
+        ? readCsv(input.stream, (header) => checker.fieldProblems.noteColumns(mergeColumns(header)))
+        : readJsonl(input.stream);
+    for await (const group of records) {
+      if (input.signal.aborted) {
+        throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
+      }
+      for (const item of group) checker.take(item);
+    }
+    const prepared = checker.finish();
+    if (prepared.kind !== 'plan') spool?.dispose();
+    return prepared;
+  } catch (error) {
+    spool?.dispose();
+    throw error;
+  }
 }
 
-/**
- * The first pass: every record checked, and each one still to be sent written to the spool as the
- * exact body that passed. Nothing is kept in memory but counts and the first problems.
- */
-export async function prepare(
-  format: InputFormat,
-  input: Readable,
-  defaults: BatchDefaults,
-  previous: PreviousResults,
-  retryUnknown: boolean,
-  spool: SpoolWriter | undefined,
-  signal: AbortSignal,
-): Promise<Prepared> {
-  const prepared: Prepared = {
-    total: 0,
-    problems: [],
-    problemCount: 0,
-    skipped: 0,
-    unknown: 0,
-    invalid: 0,
-    toSend: 0,
-    duplicates: [],
-    duplicateCount: 0,
-  };
-  let lastInvalidLine = -1;
-  const markInvalid = (line: number) => {
-    if (line !== lastInvalidLine) {
-      prepared.invalid++;
-      lastInvalidLine = line;
-    }
-  };
-  const report = (line: number, problem: string) => {
-    prepared.problemCount++;
-    markInvalid(line);
-    if (prepared.problems.length < MAX_LISTED_PROBLEMS) prepared.problems.push(`line ${line}: ${problem}`);
-  };
-  /** Merge data that does not fit a template's declared fields: told once per key or field, after the pass. */
-  const fieldProblems = new FieldProblems();
-  const records =
-    format === 'csv'
-      ? readCsv(input, (header) => fieldProblems.noteColumns(mergeColumns(header)))
-      : readJsonl(input);
+/** The records, one at a time, against the defaults and what the earlier runs did. */
+class RecordChecker {
+  readonly fieldProblems = new FieldProblems();
+  #total = 0;
+  #skipped = 0;
+  #unknown = 0;
+  #toSend = 0;
+  #invalid = 0;
+  #lastInvalidLine = -1;
+  readonly #problems: Problem[] = [];
+  #problemCount = 0;
+  readonly #duplicates: Duplicate[] = [];
+  #duplicateCount = 0;
   /** Lines the earlier run created (or may have) that still hold a record. */
-  const settledLines = new Set<number>();
+  readonly #settledLines = new Set<number>();
   /** Each record's duplicate key, to the first line that had it. */
-  const seen = new Map<number, number>();
+  readonly #seen = new Map<number, number>();
   /** Bodies the earlier run created, by fingerprint, to the line it created them for. */
-  const created = new Map<string, number>();
+  readonly #created = new Map<string, number>();
   /** Every body the earlier run holds a result for, and how many records of this input are one. */
-  const known = new Set<string>();
-  let knownRecords = 0;
-  for (const [line, before] of previous) {
-    if (before.state === 'created' && before.fingerprint) created.set(before.fingerprint, line);
-    if (before.fingerprint) known.add(before.fingerprint);
-  }
+  readonly #known = new Set<string>();
+  #knownRecords = 0;
   /** Lines whose earlier result this input contradicts (the record changed, or is gone). */
-  let conflicts = 0;
-  const duplicate = (text: string) => {
-    prepared.duplicateCount++;
-    if (prepared.duplicates.length < MAX_LISTED_DUPLICATES) prepared.duplicates.push(text);
-  };
-  /** Checks one record, and spools it when it is to be sent. */
-  const take = (item: RawItem) => {
-    prepared.total++;
-    const before = previous.get(item.line);
-    if (before && before.state !== 'failed') settledLines.add(item.line);
+  #conflicts = 0;
+
+  constructor(
+    private readonly input: RecordsInput,
+    private readonly defaults: BatchDefaults,
+    private readonly spool: Spool | undefined,
+  ) {
+    for (const [line, before] of input.previous) {
+      if (before.state === 'created' && before.fingerprint) this.#created.set(before.fingerprint, line);
+      if (before.fingerprint) this.#known.add(before.fingerprint);
+    }
+  }
+
+  /** Checks one record, and keeps it when it is to be sent. */
+  take(item: RawItem): void {
+    this.#total++;
+    const before = this.input.previous.get(item.line);
+    if (before && before.state !== 'failed') this.#settledLines.add(item.line);
     if ('problem' in item) {
-      report(item.line, item.problem);
+      this.#report(item.line, usageProblem('', item.problem));
       return;
     }
     const found: Problems = [];
-    const request = buildBatchRequest(item.record, defaults, format, found, {
-      trouble: (check, template, whatIs) => {
-        fieldProblems.add(item.line, check, template, whatIs);
-        markInvalid(item.line);
+    const request = buildBatchRequest(
+      item.record,
+      this.defaults,
+      { format: this.input.format, problems: found },
+      {
+        misfit: ({ check, template, originOf }) => {
+          this.fieldProblems.add(item.line, check, template, originOf);
+          this.#markInvalid(item.line);
+        },
+        templateUsed: (template) => this.fieldProblems.noteTemplate(template),
       },
-      templateUsed: (template) => fieldProblems.noteTemplate(template),
-    });
-    for (const problem of found) report(item.line, problem);
+    );
+    for (const problem of found) this.#report(item.line, problem);
     if (!request) return;
     const body = JSON.stringify(request);
     const print = fingerprintOf(body);
-    if (known.has(print)) knownRecords++;
+    if (this.#known.has(print)) this.#knownRecords++;
     if (before && before.state !== 'failed' && before.fingerprint !== print) {
-      conflicts++;
-      report(
+      this.#conflicts++;
+      const was = before.state === 'created' ? 'created' : 'sent with an unknown outcome';
+      this.#report(
         item.line,
-        `this record changed since the results were written (there it was ${before.state === 'created' ? 'created' : 'sent with an unknown outcome'}); resuming could send someone a second envelope`,
+        usageProblem(
+          '',
+          `this record changed since the results were written (there it was ${was}); resuming could send someone a second envelope`,
+        ),
       );
     }
-    noteDuplicates(item.line, request, print, before);
-    if (prepared.problemCount > 0 || fieldProblems.size > 0) return; // nothing will be sent: no need to spool
-    place(item.line, print, body, before);
-  };
-  /** Warns of a record the same as an earlier line's, or as one the earlier run created. */
-  const noteDuplicates = (
+    this.#noteDuplicates(item.line, request, print, before);
+    // Nothing will be sent once a record is invalid: no need to keep the rest.
+    if (this.#problemCount > 0 || this.fieldProblems.size > 0) return;
+    this.#place({ line: item.line, fingerprint: print, email: request.signatory.email, body }, before);
+  }
+
+  /** What the pass came to, once every record was taken. */
+  finish(): Prepared {
+    // A settled line with no record any more: lines were removed or joined, so records have moved,
+    // and one that was created could now stand at a line that reads as never sent.
+    const gone = [...this.input.previous].filter(
+      ([line, before]) => before.state !== 'failed' && !this.#settledLines.has(line),
+    );
+    for (const [line, before] of gone.sort(([a], [b]) => a - b)) {
+      this.#conflicts++;
+      const did = before.state === 'created' ? 'created' : 'sent (outcome unknown)';
+      this.#report(
+        line,
+        usageProblem(
+          '',
+          `the earlier run ${did} the record here, and the input no longer has one; if lines moved, resuming could send someone a second envelope`,
+        ),
+      );
+    }
+    // Not one record of this input among the earlier results, and more than one line contradicting
+    // them: the results are another input's, and a list of its lines would only mislead.
+    if (this.#conflicts > 1 && this.#knownRecords === 0) {
+      return { kind: 'another_input', resultsHeld: this.input.previous.size };
+    }
+    const fields = this.#fieldProblems();
+    if (this.#problemCount > 0 || fields.length > 0) {
+      return {
+        kind: 'invalid',
+        records: {
+          total: this.#total,
+          // A header column that is a field of no template makes every record that uses one invalid.
+          invalid: Math.max(this.#invalid, this.fieldProblems.recordsWithBadColumns()),
+          // The field problems go first: one of them stands for many lines (a misspelt CSV column is
+          // on every one), and is the one to fix first.
+          problems: [...fields, ...this.#problems].slice(0, Math.max(MAX_LISTED_PROBLEMS, fields.length)),
+          problemCount: this.#problemCount + fields.length,
+        },
+      };
+    }
+    this.spool?.writer.finish();
+    this.spool?.writer.close();
+    const reader = this.spool?.reader;
+    return {
+      kind: 'plan',
+      plan: {
+        total: this.#total,
+        skipped: this.#skipped,
+        unknown: this.#unknown,
+        toSend: this.#toSend,
+        duplicates: this.#duplicates,
+        duplicateCount: this.#duplicateCount,
+        records: reader ? () => reader.next() : async () => [],
+        dispose: () => this.spool?.dispose(),
+      },
+    };
+  }
+
+  #fieldProblems(): Problem[] {
+    return this.fieldProblems.describe(this.#total).map((message) => usageProblem('', message));
+  }
+
+  #markInvalid(line: number): void {
+    if (line !== this.#lastInvalidLine) {
+      this.#invalid++;
+      this.#lastInvalidLine = line;
+    }
+  }
+
+  #report(line: number, problem: Problem): void {
+    this.#problemCount++;
+    this.#markInvalid(line);
+    if (this.#problems.length < MAX_LISTED_PROBLEMS) this.#problems.push({ ...problem, line });
+  }
+
+  /** Notes a record the same as an earlier line's, or as one the earlier run created. */
+  #noteDuplicates(
     line: number,
     request: CreateEnvelopeRequest,
     print: string,
     before?: PreviousRecord,
-  ) => {
+  ): void {
     const key = duplicateKey(request);
-    const first = seen.get(key);
-    if (first === undefined) seen.set(key, line);
-    else duplicate(`line ${line}: same template, signatory email and merge data as line ${first}`);
-    const createdAt = created.get(print);
+    const first = this.#seen.get(key);
+    if (first === undefined) this.#seen.set(key, line);
+    else this.#duplicate({ line, sameAs: first, createdBefore: false });
+    const createdAt = this.#created.get(print);
     if (createdAt !== undefined && createdAt !== line && before?.state !== 'created') {
-      duplicate(`line ${line}: identical to the record created at line ${createdAt} by the earlier run`);
+      this.#duplicate({ line, sameAs: createdAt, createdBefore: true });
     }
-  };
-  /** A valid record: skipped (created before), held back (unknown before), or spooled to be sent. */
-  const place = (line: number, print: string, body: string, before?: PreviousRecord) => {
-    if (before?.state === 'created') prepared.skipped++;
-    else if (before?.state === 'unknown' && !retryUnknown) prepared.unknown++;
-    else {
-      prepared.toSend++;
-      spool?.add(line, print, body);
-    }
-  };
-  for await (const group of records) {
-    if (signal.aborted)
-      throw new InterruptedError('Interrupted while checking the records; nothing was sent.');
-    for (const item of group) take(item);
   }
-  // A settled line with no record any more: lines were removed or joined, so records have moved,
-  // and one that was created could now stand at a line that reads as never sent.
-  const gone = [...previous].filter(([line, before]) => before.state !== 'failed' && !settledLines.has(line));
-  for (const [line, before] of gone.sort(([a], [b]) => a - b)) {
-    conflicts++;
-    report(
-      line,
-      `the earlier run ${before.state === 'created' ? 'created' : 'sent (outcome unknown)'} the record here, and the input no longer has one; if lines moved, resuming could send someone a second envelope`,
-    );
-  }
-  // Not one record of this input among the earlier results, and more than one line contradicting
-  // them: the results are another input's, and a list of its lines would only mislead.
-  if (conflicts > 1 && knownRecords === 0) throw anotherInput(previous);
-  addFieldProblems(prepared, fieldProblems);
-  return prepared;
-}
 
-/**
- * The field problems go first: one of them stands for many lines (a misspelt CSV column is on
- * every one), and is the one to fix first.
- */
-function addFieldProblems(prepared: Prepared, fieldProblems: FieldProblems): void {
-  const described = fieldProblems.describe(prepared.total);
-  if (described.length === 0) return;
-  // A header column that is a field of no template makes every record that uses one invalid.
-  prepared.invalid = Math.max(prepared.invalid, fieldProblems.recordsWithBadColumns());
-  prepared.problemCount += described.length;
-  prepared.problems = [...described, ...prepared.problems].slice(
-    0,
-    Math.max(MAX_LISTED_PROBLEMS, described.length),
-  );
+  #duplicate(duplicate: Duplicate): void {
+    this.#duplicateCount++;
+    if (this.#duplicates.length < MAX_LISTED_DUPLICATES) this.#duplicates.push(duplicate);
+  }
+
+  /** A valid record: skipped (created before), held back (unknown before), or kept to be sent. */
+  #place(record: SpooledRecord, before: PreviousRecord | undefined): void {
+    if (before?.state === 'created') this.#skipped++;
+    else if (before?.state === 'unknown' && !this.input.retryUnknown) this.#unknown++;
+    else {
+      this.#toSend++;
+      this.spool?.writer.add(record);
+    }
+  }
 }

@@ -4,11 +4,12 @@
 // with it. Nothing is kept in memory.
 import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
-import { setMergeField } from '../envelope/request.js';
 import { CheckedLines, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../fs/input-bytes.js';
 import { readLineGroups } from '../fs/lines.js';
+import { setMergeField } from '../request/request.js';
 import { parseJsonText } from '../text/json.js';
 
+/** A record as read, with the line it starts on; or what is wrong with the input there. */
 export type RawItem = { line: number; record: unknown } | { line: number; problem: string };
 
 /**

@@ -141,24 +141,27 @@ function checkSameApi(recorded: ReadonlySet<string>, baseUrl: string, shownAs: s
   );
 }
 
+/** A run into an --output file: the file as the user named it, and whether the run resumes an earlier one. */
+export interface OutputRun {
+  shownAs: string;
+  resume: boolean;
+}
+
 /**
  * Refuses a run without --resume on an --output that holds an earlier run's results or intents: it
  * would overwrite them. The run asks under its lock, and --dry-run asks too, so that it predicts the
  * refusal.
  */
-export function refuseOverwrite(
-  output: string,
-  flags: { output?: string | undefined; resume?: boolean | undefined },
-): void {
-  if (flags.resume) return;
+export function refuseOverwrite(output: string, run: OutputRun): void {
+  if (run.resume) return;
   const holds = (file: string) => existsSync(file) && statSync(file).size > 0;
   if (holds(`${output}.pending`)) {
-    throw new UsageError(`An earlier run into --output ${flags.output} did not finish.`, {
+    throw new UsageError(`An earlier run into --output ${run.shownAs} did not finish.`, {
       hint: 'Add --resume to finish it: requests it may have sent are reported, never sent again by themselves.',
     });
   }
   if (holds(output)) {
-    throw new UsageError(`--output ${flags.output} already holds results.`, {
+    throw new UsageError(`--output ${run.shownAs} already holds results.`, {
       hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
     });
   }
@@ -168,14 +171,11 @@ export function refuseOverwrite(
  * Makes this run the only one on `output` (a lock beside it, until the run ends), and makes sure no
  * earlier run's results or intents are overwritten without --resume.
  */
-export async function claimOutput(
-  output: string,
-  flags: { output?: string | undefined; resume?: boolean | undefined },
-): Promise<() => Promise<void>> {
+export async function claimOutput(output: string, run: OutputRun): Promise<() => Promise<void>> {
   const lockPath = `${output}.lock`;
   await acquireLock(lockPath, {
     busy: (owner) =>
-      new UsageError(`Another esign batch (process ${owner}) is writing to --output ${flags.output}.`, {
+      new UsageError(`Another esign batch (process ${owner}) is writing to --output ${run.shownAs}.`, {
         hint: `Wait for it to finish, or stop it. If none is running, remove ${lockPath}.`,
       }),
     failed: (error) =>
@@ -186,7 +186,7 @@ export async function claimOutput(
       }),
   });
   try {
-    refuseOverwrite(output, flags);
+    refuseOverwrite(output, run);
   } catch (error) {
     await releaseLock(lockPath);
     throw error;

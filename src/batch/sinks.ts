@@ -1,10 +1,12 @@
-// Where result lines go: standard output (gathered into one write per turn of the event loop) or
-// the --output file (written at once, synced in groups). Both say when they broke, and which lines
-// may not have reached their reader, so that no created envelope goes unreported.
+// Where results go: standard output (gathered into one write per turn of the event loop) or the
+// --output file (written at once, synced in groups). A result is an object until a sink writes it,
+// as one JSON line; both sinks say when they broke, and which results may not have reached their
+// reader, so that no created envelope goes unreported.
 import type { OutputStream } from '../context.js';
 import { redact } from '../text/redact.js';
 import type { DurableAppender } from './durable-file.js';
-import type { ResultSink } from './run-batch.js';
+import { formatResult, type ResultLine } from './formats.js';
+import type { ResultSink } from './run.js';
 
 /**
  * How much of what was written last is kept in case the reader is gone: a pipe holds up to 64 KiB
@@ -12,13 +14,22 @@ import type { ResultSink } from './run-batch.js';
  */
 const UNREAD_KEPT_BYTES = 256 * 1024;
 
-/** Results on stdout. When stdout fails (EPIPE, ENOSPC, EIO), the lines it may have lost are kept. */
-export function stdoutSink(stdout: OutputStream): ResultSink {
+/** How a result line goes to standard output, where a CI runner may be reading it. */
+export interface StdoutLines {
+  /** Called before the result is written (GitHub Actions: its signing URL masked first). */
+  before?: (result: ResultLine) => void;
+  /** The JSON line as it goes out (GitHub Actions: made inert for the runner's command parser). */
+  line?: (json: string) => string;
+}
+
+/** Results on stdout. When stdout fails (EPIPE, ENOSPC, EIO), the results it may have lost are kept. */
+export function stdoutSink(stdout: OutputStream, lines: StdoutLines = {}): ResultSink {
   let buffered = '';
   let flushing: Promise<void> | undefined;
   let broken: unknown;
-  /** The last chunks written, newest last, for when the reader turns out to be gone. */
-  const recent: string[] = [];
+  /** The results written last (of about UNREAD_KEPT_BYTES), newest last, for when the reader turns out to be gone. */
+  let pending: ResultLine[] = [];
+  const recent: { results: ResultLine[]; bytes: number }[] = [];
   let recentBytes = 0;
   const listeners: ((error: unknown) => void)[] = [];
   stdout.onFailure?.((error) => {
@@ -30,17 +41,21 @@ export function stdoutSink(stdout: OutputStream): ResultSink {
     buffered = '';
     flushing = undefined;
     if (chunk === '') return;
-    recent.push(chunk);
+    recent.push({ results: pending, bytes: chunk.length });
+    pending = [];
     recentBytes += chunk.length;
-    while (recent.length > 1 && recentBytes - (recent[0] as string).length >= UNREAD_KEPT_BYTES) {
-      recentBytes -= (recent.shift() as string).length;
+    while (recent.length > 1 && recentBytes - (recent[0]?.bytes ?? 0) >= UNREAD_KEPT_BYTES) {
+      recentBytes -= recent.shift()?.bytes ?? 0;
     }
     if (broken === undefined) stdout.write(chunk);
   };
   return {
-    write(text) {
+    write(result) {
       if (broken !== undefined) throw broken;
-      buffered += text;
+      lines.before?.(result);
+      const json = formatResult(result);
+      buffered += `${lines.line ? lines.line(json) : json}\n`;
+      pending.push(result);
       flushing ??= new Promise((resolve) =>
         setImmediate(() => {
           flush();
@@ -50,41 +65,35 @@ export function stdoutSink(stdout: OutputStream): ResultSink {
     },
     flushed: () => flushing ?? Promise.resolve(),
     ready: () => (broken === undefined ? stdout.drained?.() : undefined),
-    broken: () => broken,
     onBroken: (listener) => {
       if (broken !== undefined) listener(broken);
       else listeners.push(listener);
     },
     unread: () => {
       flush();
-      return recent.join('').split('\n').filter(Boolean);
+      return recent.flatMap((chunk) => chunk.results);
     },
   };
 }
 
 /**
  * Results in the --output file, through the same token redaction as stdout. The file gathers the
- * lines of a turn of the event loop into one write: when that write fails, the lines it could not
- * store are `unread`, and run-batch reports them; a line refused at once is kept by run-batch.
+ * lines of a turn of the event loop into one write: when that write fails, the results it could not
+ * store are `unread`, and the run reports them; a result refused at once is kept by the run.
  */
 export function fileSink(
-  file: DurableAppender,
+  file: DurableAppender<ResultLine>,
   secrets: ReadonlySet<string>,
   /** The API the records go to, added to each line as `base_url`: a resume must send there too. */
   baseUrl?: string,
 ): ResultSink {
-  const stamp = baseUrl === undefined ? undefined : `,"base_url":${JSON.stringify(baseUrl)}}\n`;
-  // A result line is one JSON object and its newline: the key goes in before the closing brace.
-  const stamped = (text: string) =>
-    stamp !== undefined && text.endsWith('}\n') ? `${text.slice(0, -2)}${stamp}` : text;
   return {
-    write: (line) => {
-      const text = stamped(line);
-      return file.write(secrets.size === 0 ? text : redact(text, secrets));
+    write: (result) => {
+      const text = `${formatResult(baseUrl === undefined ? result : { ...result, base_url: baseUrl })}\n`;
+      file.write(secrets.size === 0 ? text : redact(text, secrets), result);
     },
     flushed: () => file.flushed(),
     finish: () => file.ending(),
-    broken: () => (file.failed ? true : undefined),
     onBroken: (listener) => file.onFailure(listener),
     unread: () => file.lost(),
   };

@@ -3,8 +3,9 @@
 // back. So what is sent is exactly what was validated, the input is read (and parsed) only once,
 // standard input needs no copy of its own, and memory stays flat however long the input.
 //
-// One record a line: `<input line>\t<fingerprint>\t<JSON body>` (JSON.stringify escapes tabs and
-// newlines inside strings, so neither can occur in the body).
+// One record a line: `<input line>\t<fingerprint>\t<signatory email>\t<JSON body>` (an email that
+// passed the request schema holds no white space, and JSON.stringify escapes tabs and newlines
+// inside strings, so neither can occur in the body).
 import { closeSync, mkdtempSync, openSync, read, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,9 @@ import { CliError, ExitCode } from '../errors.js';
 export interface SpooledRecord {
   line: number;
   fingerprint: string;
+  /** The signatory's email, for the report of a record that failed. */
+  email: string;
+  /** The request, as the JSON text that passed the checks. */
   body: string;
 }
 
@@ -65,8 +69,8 @@ export class SpoolWriter {
     private readonly where: string,
   ) {}
 
-  add(line: number, fingerprint: string, body: string): void {
-    const text = `${line}\t${fingerprint}\t${body}\n`;
+  add(record: SpooledRecord): void {
+    const text = `${record.line}\t${record.fingerprint}\t${record.email}\t${record.body}\n`;
     this.#parts.push(text);
     this.#size += text.length;
     if (this.#size >= FLUSH_AT) this.#flush();
@@ -159,11 +163,13 @@ function parseLines(text: string): SpooledRecord[] {
     if (end === -1) end = text.length;
     const tab = text.indexOf('\t', start);
     const tab2 = text.indexOf('\t', tab + 1);
-    if (tab > start && tab2 > tab && tab2 < end) {
+    const tab3 = text.indexOf('\t', tab2 + 1);
+    if (tab > start && tab2 > tab && tab3 > tab2 && tab3 < end) {
       records.push({
         line: Number(text.slice(start, tab)),
         fingerprint: text.slice(tab + 1, tab2),
-        body: text.slice(tab2 + 1, end),
+        email: text.slice(tab2 + 1, tab3),
+        body: text.slice(tab3 + 1, end),
       });
     }
     start = end + 1;

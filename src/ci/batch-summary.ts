@@ -1,11 +1,13 @@
 // What `envelope batch` leaves on a GitHub Actions job page: a Markdown summary for
 // $GITHUB_STEP_SUMMARY and the step outputs created, failed, unknown and results_file. The batch
 // hands over a report; these return text, and publishBatchReport appends it to the runner's files.
-import type { FailureGroup } from '../batch/failure-groups.js';
+import { type FailureGroup, groupLinesText } from '../batch/failure-groups.js';
 import { SAME_FAILURE_STOP_AFTER } from '../batch/policy.js';
-import { type BatchReport, groupLinesText, type ReportedRecord } from '../batch/report.js';
+import type { BatchReport, ReportedRecord } from '../batch/report.js';
+import type { StdoutLines } from '../batch/sinks.js';
 import type { Env, OutputStream } from '../context.js';
 import { OutputFailedError } from '../errors.js';
+import { type Problem, problemText } from '../problems.js';
 import { redactStrings } from '../text/redact.js';
 import { secondsText } from '../text/units.js';
 import {
@@ -172,11 +174,11 @@ export function batchAnnotations(report: BatchReport, skip?: (group: FailureGrou
 /** Problems listed in the job summary of an invalid input (the log lists as many as esign does). */
 const MAX_INVALID_ROWS = 20;
 
-/** The input problems of a refused batch, as prepare words them: `line N: what is wrong`. */
+/** The input problems of a refused batch. */
 export interface InvalidInput {
   total: number;
   invalid: number;
-  problems: readonly string[];
+  problems: readonly Problem[];
   problemCount: number;
   /** The error printed (its message), and what to do. */
   message: string;
@@ -186,10 +188,8 @@ export interface InvalidInput {
 /** The job summary of a batch refused before anything was sent: which lines, and why. */
 export function invalidInputMarkdown(input: InvalidInput): string {
   const rows = input.problems.slice(0, MAX_INVALID_ROWS).map((problem) => {
-    const [, line, what] = /^line (\d+): ([\s\S]*)$/.exec(problem) ?? [];
-    return line === undefined
-      ? `| — | ${markdownText(problem)} |`
-      : `| ${line} | ${markdownText(what ?? '')} |`;
+    const what = markdownText(problemText({ ...problem, line: undefined }));
+    return `| ${problem.line ?? '—'} | ${what} |`;
   });
   const more = input.problemCount - rows.length;
   return `${[
@@ -290,18 +290,15 @@ export function publishBatchReport(
 }
 
 /**
- * A result line on its way to stdout in GitHub Actions: the mask for its signing URL written to
- * `stderr` first (the runner reads commands from both streams, and the URL must be masked before
- * any line that holds it), and the line made inert for the runner's command parser.
- * `text` is one JSON line with its newline, as the batch writes it.
+ * Result lines on stdout in GitHub Actions: the mask for each signing URL written to `stderr` first
+ * (the runner reads commands from both streams, and the URL must be masked before any line that
+ * holds it), and each line made inert for the runner's command parser.
  */
-export function batchResultLineForLog(text: string, stderr: OutputStream): string {
-  let url: unknown;
-  try {
-    url = (JSON.parse(text) as { signing_url?: unknown }).signing_url;
-  } catch {
-    url = undefined;
-  }
-  if (typeof url === 'string') maskValues(stderr, [url]);
-  return inertJsonLine(text);
+export function resultLinesForLog(stderr: OutputStream): StdoutLines {
+  return {
+    before: (result) => {
+      if (result.ok) maskValues(stderr, [result.signing_url]);
+    },
+    line: inertJsonLine,
+  };
 }

@@ -10,9 +10,10 @@ import { CreateEnvelopeRequest, Envelope, Signatory } from '../api/schemas.js';
 import { type CommonOptions, connect } from '../config/connect.js';
 import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
-import { buildCreateRequest, type CreateDraft, type InputNames } from '../envelope/create-request.js';
-import { type Problems, toMergeData } from '../envelope/request.js';
 import { errorBody } from '../errors.js';
+import { inputProblem, usageProblem } from '../problems.js';
+import { buildCreateRequest, type CreateDraft, type InputNames } from '../request/create-request.js';
+import { type Problems, toMergeData } from '../request/request.js';
 import type { ToolName } from './tool-names.js';
 
 /** What the tools work with: the settings read once at start, and a context whose stdout is stderr. */
@@ -72,7 +73,6 @@ const TOOL_INPUT_NAMES: InputNames = {
     'signatory.phone': 'signatory.phone',
     expires_in_days: 'expires_in_days',
   },
-  mergeData: 'merge_data',
   hint: 'Nothing was sent. Fix the arguments named, and call validate_envelope to check them before create_envelope.',
 };
 
@@ -84,12 +84,16 @@ function draftOf(args: unknown, problems: Problems): CreateDraft {
   const given = isObject(args) ? args : {};
   for (const key of Object.keys(given)) {
     if (!ARGUMENTS.includes(key)) {
-      problems.push(`unknown argument '${key}' (the arguments are ${ARGUMENTS.join(', ')}).`);
+      problems.push(
+        usageProblem('', `unknown argument '${key}' (the arguments are ${ARGUMENTS.join(', ')}).`),
+      );
     }
   }
   const mergeData = given.merge_data ?? undefined;
   if (mergeData !== undefined && !isObject(mergeData)) {
-    problems.push('merge_data: must be an object of merge fields, like {"company": "Acme Corp"}.');
+    problems.push(
+      inputProblem('merge_data', 'must be an object of merge fields, like {"company": "Acme Corp"}.'),
+    );
   }
   return {
     template: given.template,

@@ -83,6 +83,12 @@ function describeHelp(missing: readonly string[], fields: TemplateFields): strin
   return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
 }
 
+/**
+ * Where a batch's merge-data key was given: a CSV file's own column, a key of a record's
+ * merge_data, or a default for every record from a flag (`--set`, `--data`).
+ */
+export type KeyOrigin = { kind: 'column' } | { kind: 'merge field' } | { kind: 'flag'; flag: string };
+
 /** How many lines a batch message lists before "and N more". */
 export const LISTED_LINES = 10;
 
@@ -94,7 +100,7 @@ export const LISTED_LINES = 10;
 export class FieldProblems {
   readonly #unknown = new Map<
     string,
-    { key: string; what: string; template: TemplateLabel; lines: number[]; count: number }
+    { key: string; origin: KeyOrigin; template: TemplateLabel; lines: number[]; count: number }
   >();
   readonly #missing = new Map<
     string,
@@ -109,15 +115,15 @@ export class FieldProblems {
   #undeclaredUsed = false;
 
   /**
-   * Notes one record's check; `line` is its input line. `whatIs` says what a key was given as:
-   * "column" for a CSV file's own column, "merge field" for a key of merge_data, or the flag a
-   * default came from ("--set", "--data"): a default is told once, without lines (it is on all).
+   * Notes one record's check; `line` is its input line. `originOf` says where a key was given: a
+   * default from a flag is told once, without lines (it is on all).
    */
-  add(line: number, check: FieldCheck, template: TemplateLabel, whatIs: (key: string) => string): void {
+  add(line: number, check: FieldCheck, template: TemplateLabel, originOf: (key: string) => KeyOrigin): void {
     for (const found of check.unknown) {
-      const what = whatIs(found);
+      const origin = originOf(found);
+      const what = origin.kind === 'flag' ? origin.flag : origin.kind;
       const key = `${template.label}\u0000${what}\u0000${found}`;
-      const entry = this.#unknown.get(key) ?? { key: found, what, template, lines: [], count: 0 };
+      const entry = this.#unknown.get(key) ?? { key: found, origin, template, lines: [], count: 0 };
       noteLine(entry, line);
       this.#unknown.set(key, entry);
     }
@@ -158,7 +164,9 @@ export class FieldProblems {
   #emptyColumns(): { column: string; templates: TemplateLabel[]; records: number }[] {
     if (this.#undeclaredUsed || this.#templates.size === 0) return [];
     const used = [...this.#templates.values()];
-    const told = new Set([...this.#unknown.values()].filter((e) => e.what === 'column').map((e) => e.key));
+    const told = new Set(
+      [...this.#unknown.values()].filter((e) => e.origin.kind === 'column').map((e) => e.key),
+    );
     return this.#columns
       .filter(
         (column) =>
@@ -186,9 +194,10 @@ export class FieldProblems {
       describeEmptyColumn(column, templates),
     );
     for (const entry of this.#unknown.values()) {
-      const fromFlag = entry.what.startsWith('--');
+      const { origin } = entry;
+      const fromFlag = origin.kind === 'flag';
       problems.push(
-        `${fromFlag ? `merge field '${entry.key}' from ${entry.what}` : `${entry.what} '${entry.key}'`} is not a field of template '${entry.template.label}'.${suggestion(entry.key, entry.template.fields)} (${fieldList(entry.template.fields)}${fromFlag ? '' : `; ${linesOf(entry)}`})`,
+        `${fromFlag ? `merge field '${entry.key}' from ${origin.flag}` : `${origin.kind} '${entry.key}'`} is not a field of template '${entry.template.label}'.${suggestion(entry.key, entry.template.fields)} (${fieldList(entry.template.fields)}${fromFlag ? '' : `; ${linesOf(entry)}`})`,
       );
     }
     for (const entry of this.#missing.values()) {

@@ -3,6 +3,7 @@
 // same messages: a value shaped like an id says what is wrong with it as an id, a name that is not
 // in force says so, with the names there are or with the folder no project file was found from.
 import { ULID_PATTERN } from '../api/schemas.js';
+import { type Problem, usageProblem } from '../problems.js';
 import { didYouMean } from '../text/suggest.js';
 import { type LoadedProject, PROJECT_FILE_NAME } from './project-file.js';
 import { entryFields, entryId, type TemplateEntry, type TemplateFields } from './template-entry.js';
@@ -68,10 +69,10 @@ export interface ResolvedTemplate {
 
 export { describeNearUlid } from './ulid-text.js';
 
-export type TemplateResolution = ResolvedTemplate | { problem: string };
+export type TemplateResolution = ResolvedTemplate | { problem: Problem };
 
 /**
- * A template id or name → the id (upper case), or the problem with it, which starts with `where`
+ * A template id or name → the id (upper case), or the problem with it, whose source is `where`
  * ("--template", "template_id"). A name in force wins; then a ULID; then a value shaped like an id
  * (within three characters of 26, letters and digits with at least one digit) is told what is wrong
  * with it as an id; anything else is a name that is not in force.
@@ -85,7 +86,7 @@ export function resolveTemplate(value: string, templates: TemplateNames, where: 
   }
   if (ULID_PATTERN.test(value)) return fieldsById(value.toUpperCase(), templates, where);
   const asId = value === '' ? `${ULID_EXPECTED}; it is empty` : describeNearUlid(value);
-  return { problem: `${where}: ${asId ?? describeUnknownName(value, templates)}.` };
+  return { problem: usageProblem(where, `${asId ?? describeUnknownName(value, templates)}.`) };
 }
 
 /**
@@ -103,8 +104,12 @@ function fieldsById(id: string, templates: TemplateNames, where: string): Templa
   const same = JSON.stringify(fields);
   const differ = declaring.filter((name) => JSON.stringify(templates.fields[name]) !== same);
   if (differ.length === 0) return { id, fields, label: first };
+  const names = declaring.map((name) => `'${name}'`).join(', ');
   return {
-    problem: `${where}: ${id} is the id of ${declaring.map((name) => `'${name}'`).join(', ')} in ${templates.file}, whose fields differ; give the name instead.`,
+    problem: usageProblem(
+      where,
+      `${id} is the id of ${names} in ${templates.file}, whose fields differ; give the name instead.`,
+    ),
   };
 }
 
@@ -117,31 +122,6 @@ function describeUnknownName(value: string, templates: TemplateNames): string {
   }
   if (names.length === 0) return `no template named '${value}': ${templates.file} names no templates`;
   return `no template named '${value}'.${didYouMean(value, names)} Names in ${templates.file}: ${names.join(', ')}`;
-}
-
-/**
- * A well-formed id that stands in for a name that did not resolve: its problem is reported already,
- * and the stand-in keeps the request schema from reporting the same field again. Nothing is sent
- * while there are problems.
- */
-export const UNRESOLVED_TEMPLATE_ID = '00000000000000000000000000';
-
-/**
- * For a batch record: its `template_id` (a string) resolved; any other value is left to the
- * request schema. Returns the template id to put in the request; for a name that does not resolve,
- * pushes the problem and returns UNRESOLVED_TEMPLATE_ID.
- */
-export function resolveRecordTemplate(
-  value: unknown,
-  templates: TemplateNames,
-  where: string,
-  problems: string[],
-): unknown {
-  if (typeof value !== 'string' || value === '') return value;
-  const resolved = resolveTemplate(value, templates, where);
-  if ('id' in resolved) return resolved.id;
-  problems.push(resolved.problem);
-  return UNRESOLVED_TEMPLATE_ID;
 }
 
 /** One template as `esign templates --json` lists it (and the MCP server's list_templates). */

@@ -10,10 +10,12 @@ import {
   sameErrorKey,
 } from '../../src/batch/failure-groups.js';
 import { afterAnswer, NEW_STREAK, SAME_FAILURE_STOP_AFTER } from '../../src/batch/policy.js';
-import { progressText } from '../../src/batch/progress.js';
-import { buildReport, failureListText, listFailuresCommand } from '../../src/batch/report.js';
+import { buildReport } from '../../src/batch/report.js';
 import { batchAnnotations, batchSummaryMarkdown, invalidInputMarkdown } from '../../src/ci/batch-summary.js';
+import { failureListText, listFailuresCommand } from '../../src/commands/envelope/batch-text.js';
 import { ApiRejectedError, NetworkError, RateLimitedError, ServerError } from '../../src/errors.js';
+import { progressText } from '../../src/io/progress.js';
+import { usageProblem } from '../../src/problems.js';
 
 const rejected = (message: string, requestId?: string, status = 422) =>
   new ApiRejectedError(
@@ -179,7 +181,10 @@ describe('rendering the groups', () => {
     const markdown = invalidInputMarkdown({
       total: 10,
       invalid: 2,
-      problems: ['line 2: signatory.email: must be an email (got "<b>x</b>")', 'line 7: signatory: required'],
+      problems: [
+        usageProblem('signatory.email', 'must be an email (got "<b>x</b>")', { line: 2 }),
+        usageProblem('signatory', 'required', { line: 7 }),
+      ],
       problemCount: 3,
       message: '2 of 10 records are invalid (3 problems); nothing was sent.',
       hint: 'Fix the records and run again.',
@@ -206,13 +211,13 @@ describe('the live progress line at the terminal’s width', () => {
   const counts = { created: 10, failed: 1, unknown: 0, skipped: 2 };
 
   it('fits 40 columns by leaving out what matters least; done and failures stay', () => {
-    const text = progressText(counts, limits, 100, 10_000, 30, 37);
+    const text = progressText(counts, limits, 100, { now: 10_000, left: 30, width: 37 });
     expect(text.length).toBeLessThanOrEqual(37);
     expect(text).toBe('13/100 done · 1 failed or unknown');
-    expect(progressText(counts, limits, 100, 10_000, 30, 80)).toBe(
+    expect(progressText(counts, limits, 100, { now: 10_000, left: 30, width: 80 })).toBe(
       '13/100 done · 1 failed or unknown · paused: the API asked to wait 2 s',
     );
-    expect(progressText(counts, limits, 100, 10_000, 30, 90)).toBe(
+    expect(progressText(counts, limits, 100, { now: 10_000, left: 30, width: 90 })).toBe(
       '13/100 done · 1 failed or unknown · 49/s · paused: the API asked to wait 2 s · 30 s left',
     );
   });
@@ -223,7 +228,11 @@ describe('the live progress line at the terminal’s width', () => {
         fc.integer({ min: 5, max: 200 }),
         fc.integer({ min: 0, max: 10_000_000 }),
         (width, done) => {
-          const text = progressText({ ...counts, created: done }, limits, 10_000_000, 10_000, 12345, width);
+          const text = progressText({ ...counts, created: done }, limits, 10_000_000, {
+            now: 10_000,
+            left: 12345,
+            width,
+          });
           expect(text.length).toBeLessThanOrEqual(width);
         },
       ),

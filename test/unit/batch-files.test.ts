@@ -44,9 +44,10 @@ describe('spool', () => {
           const records = values.map((value, i) => ({
             line: i * 3 + 1,
             fingerprint: `fp${i}`,
+            email: `person${i}@example.com`,
             body: JSON.stringify(value),
           }));
-          for (const r of records) spool.writer.add(r.line, r.fingerprint, r.body);
+          for (const r of records) spool.writer.add(r);
           spool.writer.finish();
           expect(await readAll(spool.reader)).toEqual(records);
           spool.dispose();
@@ -61,9 +62,14 @@ describe('spool', () => {
     const records: SpooledRecord[] = [];
     for (let i = 0; i < 3000; i++) {
       const size = i === 1500 ? 700_000 : 100 + (i % 97);
-      records.push({ line: i + 2, fingerprint: `f${i}`, body: JSON.stringify({ v: 'é'.repeat(size) }) });
+      records.push({
+        line: i + 2,
+        fingerprint: `f${i}`,
+        email: `p${i}@example.com`,
+        body: JSON.stringify({ v: 'é'.repeat(size) }),
+      });
     }
-    for (const r of records) spool.writer.add(r.line, r.fingerprint, r.body);
+    for (const r of records) spool.writer.add(r);
     spool.writer.finish();
     spool.writer.close();
     const back = await readAll(spool.reader);
@@ -75,7 +81,12 @@ describe('spool', () => {
   it('leaves nothing of the records on disk, even before it is disposed of', () => {
     const where = folder();
     const spool = createSpool(where);
-    spool.writer.add(1, 'f1', '{"signatory":{"email":"ada@example.com"}}');
+    spool.writer.add({
+      line: 1,
+      fingerprint: 'f1',
+      email: 'ada@example.com',
+      body: '{"signatory":{"email":"ada@example.com"}}',
+    });
     spool.writer.finish();
     expect(readdirSync(where)).toEqual([]); // removed while open: a kill -9 leaves no copy behind
     spool.dispose();

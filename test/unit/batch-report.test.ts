@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { progressText } from '../../src/batch/progress.js';
-import { buildReport, MAX_REPORTED_RECORDS, summaryText } from '../../src/batch/report.js';
+import { buildReport, MAX_REPORTED_RECORDS } from '../../src/batch/report.js';
+import { summaryText } from '../../src/commands/envelope/batch-text.js';
+import { progressText } from '../../src/io/progress.js';
 
 const limits = { rate: 0, rateLimited: 0, waitedMs: 0 };
 const counts = { created: 3, failed: 0, unknown: 0, skipped: 0 };
@@ -72,8 +73,7 @@ describe('batch report and summary', () => {
         waitedMs: 0,
       },
       100,
-      10_000,
-      30,
+      { now: 10_000, left: 30 },
     );
     expect(text).toBe(
       '13/100 done · 1 failed or unknown · 49/s · quota 12/50 left, resets in 1 s · paused: the API asked to wait 2 s · 30 s left',

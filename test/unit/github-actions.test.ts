@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_REPORTED_RECORDS } from '../../src/batch/report.js';
+import { stdoutSink } from '../../src/batch/sinks.js';
 import {
   type BatchReport,
   batchOutputs,
-  batchResultLineForLog,
   batchSummaryMarkdown,
   escapeMarkdownCell,
   MAX_SUMMARY_ROWS,
   publishBatchReport,
+  resultLinesForLog,
 } from '../../src/ci/batch-summary.js';
 import {
   errorAnnotation,
@@ -21,6 +22,7 @@ import {
   inertJsonLine,
   maskCommand,
 } from '../../src/ci/github-actions.js';
+import type { OutputStream } from '../../src/context.js';
 import { CommandGuard } from '../../src/text/runner-commands.js';
 
 /**
@@ -252,20 +254,31 @@ describe('publishing a batch report to the runner', () => {
 });
 
 describe('a batch result line on its way to stdout in GitHub Actions', () => {
-  it('writes the mask for its signing URL to stderr first and returns the line made inert', () => {
+  it('writes the mask for its signing URL to stderr first and returns the line made inert', async () => {
     const written: string[] = [];
-    const stderr = { write: (text: string) => written.push(`stderr:${text}`) } as unknown as Parameters<
-      typeof batchResultLineForLog
-    >[1];
+    const stream = (name: string) =>
+      ({ write: (text: string) => written.push(`${name}:${text}`) }) as unknown as OutputStream;
+    const sink = stdoutSink(stream('stdout'), resultLinesForLog(stream('stderr')));
     const url = 'https://sign.example.com/s/abc?t=1';
-    const line = `${JSON.stringify({ line: 3, ok: true, signing_url: url, note: '##[stop-commands]x' })}\n`;
-    const out = batchResultLineForLog(line, stderr);
-    expect(written).toEqual([`stderr:::add-mask::${url}\n`]);
+    const created = {
+      line: 3,
+      ok: true,
+      envelope_id: 'e',
+      signing_url: url,
+      note: '##[stop-commands]x',
+    } as const;
+    const line = `${JSON.stringify(created)}\n`;
+    sink.write(created);
+    await sink.flushed();
+    expect(written[0]).toBe(`stderr:::add-mask::${url}\n`);
+    const out = (written[1] as string).replace(/^stdout:/, '');
     expect(out).not.toContain('##[');
     expect(JSON.parse(out)).toEqual(JSON.parse(line));
     written.length = 0;
-    const failed = `${JSON.stringify({ line: 4, ok: false, error: { code: 'rejected', message: 'no' } })}\n`;
-    expect(batchResultLineForLog(failed, stderr)).toBe(failed);
-    expect(written).toEqual([]);
+    const result = { line: 4, ok: false, error: { code: 'rejected', message: 'no' } } as const;
+    const failed = `${JSON.stringify(result)}\n`;
+    sink.write(result);
+    await sink.flushed();
+    expect(written).toEqual([`stdout:${failed}`]);
   });
 });

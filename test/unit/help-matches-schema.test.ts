@@ -5,9 +5,9 @@
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
-import { DEFAULT_CONCURRENCY } from '../../src/batch/core.js';
 import { buildProgram, describeTree, loadCommandModule } from '../../src/cli.js';
 import { KEYS as SETTING_KEYS } from '../../src/commands/config.js';
+import { DEFAULT_CONCURRENCY } from '../../src/commands/envelope/batch.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../src/config/settings.js';
 import { createTestContext } from '../helpers/context.js';
 

@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { buildBatchRequest } from '../../src/batch/build-request.js';
 import { parseResult } from '../../src/batch/formats.js';
 import { parseOptions } from '../../src/cli.js';
+import { type Problem, problemText } from '../../src/problems.js';
 import { checkCreateBody } from '../../src/sandbox/routes/create-request.js';
 import type { SandboxError } from '../../src/sandbox/sandbox-error.js';
 import { checkSeed } from '../../src/sandbox/state/seed.js';
@@ -73,15 +74,14 @@ describe('describeIssues', () => {
   });
 
   it('is what a batch record and a results line say', () => {
-    const problems: string[] = [];
+    const problems: Problem[] = [];
     buildBatchRequest(
       { signatory: 'Ada', template_id: '01JD7X4ZQ8G1N6RVS0Y2MBKT3E' },
       { merge_data: {} },
-      'jsonl',
-      problems,
+      { format: 'jsonl', problems },
     );
     // Before, zod's bare text reached the user: "signatory: Invalid input".
-    expect(problems).toEqual(['signatory: must be a JSON object']);
+    expect(problems.map(problemText)).toEqual(['signatory: must be a JSON object']);
     expect(
       parseResult('{"line":2,"ok":false,"error":{"code":"x","message":"m","status":"500"}}'),
     ).toMatchObject({

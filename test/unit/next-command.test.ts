@@ -3,8 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type NextCommandOptions, nextCommand } from '../../src/batch/next-command.js';
 import { buildProgram } from '../../src/cli.js';
+import { type NextCommandOptions, nextCommand } from '../../src/commands/envelope/next-command.js';
 import { durationText, parseRate, rateText } from '../../src/text/units.js';
 import { createTestContext } from '../helpers/context.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { maskToken, normalizeBaseUrl, parseTimeout, resolveSettings } from '../../src/config/settings.js';
 import { redact } from '../../src/context.js';
-import { mergeValueToString, parseSetFlags } from '../../src/envelope/request.js';
 import { colorLevel } from '../../src/io/theme.js';
+import { mergeValueToString, type Problems, parseSetFlags } from '../../src/request/request.js';
 import { formatRelative, formatUtc } from '../../src/text/time.js';
 
 describe('normalizeBaseUrl', () => {
@@ -91,7 +91,7 @@ describe('small pure helpers', () => {
   });
 
   it('parseSetFlags splits at the first =', () => {
-    const problems: string[] = [];
+    const problems: Problems = [];
     expect(parseSetFlags(['a=b=c', 'empty='], problems)).toEqual({ a: 'b=c', empty: '' });
     expect(problems).toEqual([]);
   });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/connect.js';
 import { UsageError } from '../../src/errors.js';
 import { callTool, TOOLS, type ToolDeps } from '../../src/mcp/tools.js';
+import { problemText } from '../../src/problems.js';
 import { checkMergeData, describeFieldCheck, FieldProblems } from '../../src/project/fields.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { listTemplates, resolveTemplate, templateNamesFor } from '../../src/project/templates.js';
@@ -64,7 +65,7 @@ describe('checkMergeData', () => {
 describe('FieldProblems: a batch tells each problem once, with its lines', () => {
   it('a misspelt column once for the file, a missing field with the first lines and a count', () => {
     const problems = new FieldProblems();
-    const column = () => 'column';
+    const column = () => ({ kind: 'column' }) as const;
     for (let line = 2; line <= 40; line++) {
       const data: Record<string, string> = { company: 'Acme', start_dte: 'x' };
       if (line % 3 === 0) delete data.company;
@@ -111,7 +112,7 @@ describe("FieldProblems: a CSV header's columns", () => {
       "column 'x' is not a field of any of the templates 'offer-letter', 'nda'. (the column is empty on every line)",
     ]);
     // …but a value in it on a record of the other template is told with its line.
-    problems.add(3, check({ company: 'Acme' }, nda.fields), nda, () => 'column');
+    problems.add(3, check({ company: 'Acme' }, nda.fields), nda, () => ({ kind: 'column' }));
     expect(problems.describe(2)[1]).toContain("column 'company' is not a field of template 'nda'.");
   });
 
@@ -127,7 +128,9 @@ describe("FieldProblems: a CSV header's columns", () => {
     const problems = new FieldProblems();
     problems.noteColumns(['start_dte']);
     problems.noteTemplate(offer);
-    problems.add(2, check({ company: 'A', start_date: 'd', start_dte: 'x' }, FIELDS), offer, () => 'column');
+    problems.add(2, check({ company: 'A', start_date: 'd', start_dte: 'x' }, FIELDS), offer, () => ({
+      kind: 'column',
+    }));
     expect(problems.describe(1)).toHaveLength(1);
     expect(problems.describe(1).filter((text) => text.includes("'start_dte'"))).toHaveLength(1);
   });
@@ -142,7 +145,7 @@ describe('field problems before a terminal', () => {
     const check = checkMergeData(fields, { 'zz\u001b[1m': '2' });
     const one = describeFieldCheck(check as NonNullable<typeof check>, template);
     const batch = new FieldProblems();
-    batch.add(2, check as NonNullable<typeof check>, template, () => 'column');
+    batch.add(2, check as NonNullable<typeof check>, template, () => ({ kind: 'column' }));
     for (const sentence of [...one, ...batch.describe(1)]) {
       expect(hasControl(sentence)).toBe(false);
       expect(sentence).toContain('\\x1b');
@@ -233,7 +236,8 @@ describe('resolving a template finds its fields', () => {
 
   it('an id two names declare differently is a problem: give the name', () => {
     const names = templateNamesFor(project, 'twice');
-    expect(resolveTemplate(OFFER, names, '--template')).toEqual({
+    const resolved = resolveTemplate(OFFER, names, '--template');
+    expect('problem' in resolved ? { problem: problemText(resolved.problem) } : resolved).toEqual({
       problem: `--template: ${OFFER} is the id of 'offer-letter', 'offer2' in /repo/.esign.json, whose fields differ; give the name instead.`,
     });
   });

@@ -1,12 +1,75 @@
 // esign envelope batch <file>: one envelope per record, with results streamed as JSON Lines and a
-// run that can always be resumed. The work is done by the phases in src/batch/ (prepare, resume,
-// limiter, send, progress, report), run in order by src/batch/core.ts; this is the command's face.
+// run that can always be resumed. The flags and the project's defaults are resolved here once into
+// typed values; the engine (src/batch/) checks the records into a plan (prepare) and sends it
+// (run); this command wires what a person, a script and a CI runner meet: the settings and the
+// client, the duplicates question, the progress line, the summary and the command that finishes
+// the run, the GitHub Actions report, and the exit code.
+import { setMaxListeners } from 'node:events';
+import { accessSync, constants, createReadStream, statSync, writeFileSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import * as z from 'zod/mini';
-import { runBatchCore } from '../../batch/core.js';
-import { DEFAULT_MAX_RATE_WAIT_MS } from '../../batch/run-batch.js';
+import type { BatchDefaults, InputFormat } from '../../batch/build-request.js';
+import { DurableAppender } from '../../batch/durable-file.js';
+import { type FailureGroup, sameErrorKey } from '../../batch/failure-groups.js';
+import type { ResultLine } from '../../batch/formats.js';
+import { IntentJournal } from '../../batch/journal.js';
+import { RateLimiter } from '../../batch/pacing/rate-limiter.js';
+import { DEFAULT_MAX_RATE_WAIT_MS, SAME_FAILURE_STOP_AFTER } from '../../batch/policy.js';
+import { type Plan, type Prepared, prepare } from '../../batch/prepare.js';
+import type { PreviousResults } from '../../batch/previous-results.js';
+import { type BatchReport, buildReport } from '../../batch/report.js';
+import { claimOutput, loadPrevious, realOutputPath, refuseOverwrite } from '../../batch/resume.js';
+import { type BatchEvent, type RunReport, run as runBatch, type SendPlan } from '../../batch/run.js';
+import { fileSink, stdoutSink } from '../../batch/sinks.js';
+import {
+  batchAnnotations,
+  publishBatchReport,
+  publishInvalidInput,
+  publishRefused,
+  resultLinesForLog,
+} from '../../ci/batch-summary.js';
+import { githubActionsEnabled, maskValues, writeCommands } from '../../ci/github-actions.js';
+import { connect, loadSettings } from '../../config/connect.js';
+import type { Setting, Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { createdEnvelopeText } from '../../envelope/created.js';
+import { CliError, ExitCode, OutputFailedError, UsageError } from '../../errors.js';
+import { describeReadError } from '../../fs/files.js';
+import { promptsAllowed } from '../../io/interaction.js';
+import { startProgress } from '../../io/progress.js';
 import { fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
-import { DURATION_EXPECTED, parseDuration, parseRate, RATE_EXPECTED } from '../../text/units.js';
+import { problemSentence } from '../../problems.js';
+import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import {
+  type Problems,
+  parseExpiresInDays,
+  parseSetFlags,
+  readMergeDataFiles,
+} from '../../request/request.js';
+import { redact, redactStrings } from '../../text/redact.js';
+import {
+  DURATION_EXPECTED,
+  parseDuration,
+  parseRate,
+  RATE_EXPECTED,
+  type Rate,
+  secondsText,
+} from '../../text/units.js';
+import {
+  duplicatesWarning,
+  failureListText,
+  interruptedText,
+  invalidRecordsError,
+  listFailuresCommand,
+  sameFailureStopText,
+  stoppingText,
+  summaryText,
+  unknownNextStep,
+} from './batch-text.js';
+import { type NextCommandOptions, type NextStep, nextCommand } from './next-command.js';
 
 export const options = z.object({
   ...globalOptions,
@@ -16,7 +79,7 @@ export const options = z.object({
   data: repeated(),
   set: repeated(),
   expiresInDays: z.optional(z.string()),
-  // No default here: the project file's defaults.concurrency comes between the flag and 4 (core.ts).
+  // No default here: the project file's defaults.concurrency comes between the flag and 4.
   concurrency: z.optional(wholeNumber(1, 64)),
   maxRetries: z._default(wholeNumber(0, 20), 5),
   rate: z.optional(fromText((text) => parseRate(text), RATE_EXPECTED)),
@@ -30,7 +93,588 @@ export const options = z.object({
   yes: z.optional(z.boolean()),
   input: z.optional(z.boolean()),
 });
+type BatchFlags = z.infer<typeof options>;
 
-export async function run(flags: z.infer<typeof options>, ctx: Context): Promise<number> {
-  return (await runBatchCore(flags, ctx)).code;
+/** --concurrency when neither the flag nor the project file says. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * How far apart the results file's syncs are: a sync makes the lines written so far survive a power
+ * cut (a killed process loses nothing it wrote), and a record counts as done once one covers it.
+ * The journal's synced reservations cover a power cut in between.
+ */
+const RESULTS_SYNC_EVERY_MS = 100;
+
+/** Unwritten envelopes listed on stderr up to this many; more go to a file whose path is printed. */
+const MAX_UNWRITTEN_ON_STDERR = 20;
+
+/** The run the flags and the project's defaults ask for, resolved once. */
+interface BatchJob {
+  /** The records: a file (its absolute path), or standard input. */
+  input: { path: string | undefined; format: InputFormat };
+  /** Where results go: a file (its real path, and as the user named it), or standard output. */
+  output: { path: string; shownAs: string } | undefined;
+  resume: boolean;
+  retryUnknown: boolean;
+  dryRun: boolean;
+  /** Duplicates are meant (--allow-duplicates). */
+  allowDuplicates: boolean;
+  /** Whether a person at the terminal is asked before duplicates are sent. */
+  askBeforeDuplicates: boolean;
+  defaults: BatchDefaults;
+  concurrency: number;
+  maxRetries: number;
+  rate: Rate | undefined;
+  maxRateWaitMs: number;
+  keepGoing: boolean;
+  /** In GitHub Actions: outputs, a summary and annotations for the runner. */
+  actions: boolean;
+  json: boolean;
+  verbose: boolean;
+  /** The command that runs this batch again (resume, retry unknown), as the user can paste it. */
+  next: NextCommandOptions;
+  settings: Settings;
+}
+
+export async function run(flags: BatchFlags, ctx: Context): Promise<number> {
+  const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
+  try {
+    const job = await resolveJob(flags, ctx);
+    return job.dryRun ? await dryRun(job, ctx) : await sendAll(job, ctx);
+  } catch (error) {
+    // Refused before anything was sent (exit 2: results already in --output, an unfinished earlier
+    // run, another input): in GitHub Actions the step outputs still say so, as for invalid records.
+    const refused = error instanceof CliError && error.exitCode === ExitCode.usage && !flags.dryRun;
+    if (refused && !published.has(error) && actions) {
+      publishRefused({ message: error.message, hint: error.hint }, ctx.env);
+    }
+    throw error;
+  }
+}
+
+/** Errors whose step outputs and summary were written where they were raised (invalid records). */
+const published = new WeakSet<object>();
+
+async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
+  const format = formatOf(flags.file, flags.format);
+  const given = flags.output === undefined ? undefined : resolve(ctx.cwd, flags.output);
+  if (flags.resume && !given) {
+    throw new UsageError('--resume needs --output <file>: the results of the earlier run are read from it.');
+  }
+  if (flags.retryUnknown && !flags.resume) throw new UsageError('--retry-unknown goes with --resume.');
+  if (given) checkWritableFolder(given, flags.output as string);
+  const output =
+    given && flags.output !== undefined
+      ? { path: realOutputPath(given, flags.output), shownAs: flags.output }
+      : undefined;
+  // The settings first: the profile chooses which template names of the project file are in force.
+  const settings = loadSettings(
+    { profile: flags.profile, baseUrl: flags.baseUrl, timeout: flags.timeout, verbose: flags.verbose },
+    ctx,
+  );
+  const fromProject = settings.project?.content.defaults;
+  const defaults = await readDefaults(flags, settings, ctx);
+  const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
+  if (path) checkReadableFile(path, flags.file);
+  const concurrency = flags.concurrency ?? fromProject?.concurrency ?? DEFAULT_CONCURRENCY;
+  const rate = flags.rate ?? projectRate(settings);
+  return {
+    input: { path, format },
+    output,
+    resume: flags.resume === true,
+    retryUnknown: flags.retryUnknown === true,
+    dryRun: flags.dryRun === true,
+    allowDuplicates: flags.allowDuplicates === true,
+    askBeforeDuplicates:
+      flags.yes !== true &&
+      promptsAllowed({ noInput: flags.input === false, json: flags.json, dryRun: flags.dryRun }, ctx),
+    defaults,
+    concurrency,
+    maxRetries: flags.maxRetries,
+    rate,
+    maxRateWaitMs: flags.maxRateWait,
+    keepGoing: flags.keepGoing === true,
+    actions: githubActionsEnabled(flags.ciOutput, ctx.env),
+    json: flags.json === true,
+    verbose: flags.verbose === true,
+    next: asSent(flags, settings, { concurrency, rate }),
+    settings,
+  };
+}
+
+/** The project file's `defaults.rate`, read as --rate reads its text. */
+function projectRate(settings: Settings): Rate | undefined {
+  const project = settings.project;
+  const text = project?.content.defaults?.rate;
+  if (text === undefined) return undefined;
+  const rate = parseRate(text);
+  if (rate === undefined) {
+    // Worded as --rate's own refusal of the same text (src/text/units.ts).
+    throw new UsageError(`${project?.path}: 'defaults.rate' must be ${RATE_EXPECTED} (got "${text}").`);
+  }
+  return rate;
+}
+
+/**
+ * The options for the commands printed for what comes next: the API, profile and timeout this run
+ * used, even when they came from the environment (a command pasted into another shell, or into a
+ * CI step without that variable, must not send elsewhere) rather than from a flag.
+ */
+function asSent(
+  flags: BatchFlags,
+  settings: Settings,
+  resolved: { concurrency: number; rate: Rate | undefined },
+): NextCommandOptions {
+  const chosen = <T>(setting: Setting<T>) => (setting.source === 'default' ? undefined : setting.value);
+  const timeoutMs = chosen(settings.timeoutMs);
+  return {
+    file: flags.file,
+    format: flags.format,
+    template: flags.template,
+    data: flags.data,
+    set: flags.set,
+    expiresInDays: flags.expiresInDays,
+    profile: flags.profile ?? chosen(settings.profile),
+    baseUrl: settings.baseUrl.value ?? flags.baseUrl,
+    timeout: flags.timeout ?? (timeoutMs === undefined ? undefined : String(timeoutMs / 1000)),
+    ciOutput: flags.ciOutput,
+    concurrency: resolved.concurrency,
+    maxRetries: flags.maxRetries,
+    rate: resolved.rate,
+    maxRateWait: flags.maxRateWait,
+    allowDuplicates: flags.allowDuplicates,
+    keepGoing: flags.keepGoing,
+    output: flags.output,
+  };
+}
+
+function formatOf(file: string, flag: InputFormat | undefined): InputFormat {
+  if (flag) return flag;
+  const extension = extname(file).toLowerCase();
+  if (extension === '.csv') return 'csv';
+  if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
+  throw new UsageError(
+    file === '-'
+      ? 'Reading records from standard input needs --format jsonl or --format csv.'
+      : `Cannot tell the format of '${file}' from its name.`,
+    { hint: 'Name the file .jsonl or .csv, or pass --format jsonl|csv.' },
+  );
+}
+
+/**
+ * The defaults every record starts from: the flags over the project file's (`defaults`), and the
+ * template names in force for the active profile, for --template and the records' template_id.
+ */
+async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context): Promise<BatchDefaults> {
+  const problems: Problems = [];
+  const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
+  const fromSet = parseSetFlags(flags.set, problems);
+  const expires =
+    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
+    settings.project?.content.defaults?.expires_in_days;
+  const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
+  let template: ResolvedTemplate | undefined;
+  if (flags.template !== undefined) {
+    const resolved = resolveTemplate(flags.template, templates, '--template');
+    if ('problem' in resolved) problems.push(resolved.problem);
+    else template = resolved;
+  }
+  const [only] = problems;
+  if (only) {
+    throw new UsageError(problems.length === 1 ? problemSentence(only) : 'The default flags have problems:', {
+      details: problems.length === 1 ? [] : problems.map(problemSentence),
+    });
+  }
+  const from = new Map<string, string>();
+  for (const key of Object.keys(fromFiles)) from.set(key, '--data');
+  for (const key of Object.keys(fromSet)) from.set(key, '--set');
+  return {
+    template,
+    merge_data_from: from,
+    merge_data: { ...fromFiles, ...fromSet },
+    expires_in_days: expires,
+    templates,
+  };
+}
+
+function checkReadableFile(path: string, shown: string): void {
+  try {
+    if (statSync(path).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+    accessSync(path, constants.R_OK);
+  } catch (error) {
+    throw new UsageError(`Cannot read ${shown}: ${describeReadError(error)}.`);
+  }
+}
+
+function checkWritableFolder(path: string, shown: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot write --output ${shown}: its folder ${dirname(path)} ${describeReadError(error) === 'no such file' ? 'does not exist' : 'is not writable'}.`,
+    );
+  }
+}
+
+/** The records, from their file or from standard input. */
+function recordsStream(job: BatchJob, ctx: Context): Readable {
+  return job.input.path ? createReadStream(job.input.path) : (ctx.stdin.stream() as Readable);
+}
+
+/** What an earlier run left in --output, when this run resumes it (read only, for a dry run). */
+async function earlierResults(job: BatchJob, write: boolean): Promise<PreviousResults> {
+  if (!job.output || !job.resume) return new Map();
+  // A resume is refused when the earlier results were sent to another API than this run's.
+  return loadPrevious(job.output.path, {
+    write,
+    baseUrl: job.settings.baseUrl.value,
+    shownAs: job.output.shownAs,
+  });
+}
+
+/** The records checked into a plan, or the error that refuses them. */
+async function planOf(job: BatchJob, ctx: Context, previous: PreviousResults, keep: boolean): Promise<Plan> {
+  const prepared: Prepared = await prepare(
+    {
+      format: job.input.format,
+      stream: recordsStream(job, ctx),
+      previous,
+      retryUnknown: job.retryUnknown,
+      keep,
+      signal: ctx.signal,
+    },
+    job.defaults,
+  );
+  if (prepared.kind === 'plan') return prepared.plan;
+  if (prepared.kind === 'another_input') {
+    throw new UsageError(
+      `--output ${previous.shownAs ?? 'file'} holds the results of another input: none of the ${prepared.resultsHeld} records it holds results for is a record of this input. Nothing was sent.`,
+      {
+        hint: 'Resume with the input those results came from, or write the results of this input to another --output.',
+      },
+    );
+  }
+  const error = invalidRecordsError(prepared.records, keep ? 'nothing was sent' : 'nothing would be sent');
+  if (keep && job.actions) {
+    publishInvalidInput({ ...prepared.records, message: error.message, hint: error.hint }, ctx.env);
+    published.add(error);
+  }
+  throw error;
+}
+
+async function dryRun(job: BatchJob, ctx: Context): Promise<number> {
+  if (job.output) refuseOverwrite(job.output.path, { ...job.output, resume: job.resume }); // as the run would
+  const plan = await planOf(job, ctx, await earlierResults(job, false), false);
+  if (plan.duplicateCount > 0) ctx.stderr.write(duplicatesWarning(plan.duplicates, plan.duplicateCount));
+  ctx.stderr.write(
+    `Dry run: ${plan.total} records valid; ${plan.toSend} would be sent, ${plan.skipped} skipped (already created), ${plan.unknown} left unknown; ${plan.duplicateCount} ${plan.duplicateCount === 1 ? 'duplicate' : 'duplicates'}. Nothing was sent.\n`,
+  );
+  return ExitCode.ok;
+}
+
+async function sendAll(job: BatchJob, ctx: Context): Promise<number> {
+  const release = job.output
+    ? await claimOutput(job.output.path, { ...job.output, resume: job.resume })
+    : undefined;
+  try {
+    const plan = await planOf(job, ctx, await earlierResults(job, true), true);
+    try {
+      if (plan.duplicateCount > 0 && !job.allowDuplicates) await settleDuplicates(job, ctx, plan);
+      const sent = await send(job, ctx, plan);
+      return reportRun(job, ctx, plan, sent);
+    } finally {
+      plan.dispose();
+    }
+  } finally {
+    await release?.();
+  }
+}
+
+/**
+ * Duplicates found and not declared meant: a person at a terminal is asked before they are sent
+ * (No, the default: exit 2, nothing sent); a script is warned, and they are sent as before.
+ */
+async function settleDuplicates(job: BatchJob, ctx: Context, plan: Plan): Promise<void> {
+  const warning = duplicatesWarning(plan.duplicates, plan.duplicateCount);
+  const count = plan.duplicateCount;
+  if (!job.askBeforeDuplicates) {
+    ctx.stderr.write(
+      `${warning}  Sending ${count === 1 ? 'it' : 'them'} anyway; add --allow-duplicates to quiet this, or check with --dry-run first.\n`,
+    );
+    return;
+  }
+  ctx.stderr.write(warning);
+  const { askYesNo, streamsOf } = await import('../../envelope/interactive.js');
+  const question = `Send ${count === 1 ? 'the duplicate' : `all ${count} duplicates`} anyway?`;
+  if (await askYesNo(question, streamsOf(ctx))) return;
+  throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
+    hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
+  });
+}
+
+/** What sending came to, with the token the results were redacted of. */
+interface Sent {
+  report: RunReport;
+  secrets: ReadonlySet<string>;
+}
+
+/**
+ * Opens what sending needs (the client, the results file, the journal, the pacing, the progress
+ * line, the second Ctrl-C), sends the plan's records, and closes it all whatever happened.
+ */
+async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
+  const { concurrency, output } = job;
+  const client = await connect(
+    job.settings,
+    { profile: job.next.profile, baseUrl: job.next.baseUrl, verbose: job.verbose },
+    ctx,
+    { connections: concurrency },
+  );
+  const token = job.settings.token.value;
+  const secrets = new Set(token ? [token] : []);
+  const results = output
+    ? DurableAppender.open<ResultLine>(output.path, {
+        syncEveryMs: RESULTS_SYNC_EVERY_MS,
+        mode: 0o600,
+        gather: true,
+      })
+    : undefined;
+  const journalPath = output ? `${output.path}.pending` : undefined;
+  const journal = journalPath ? await IntentJournal.create(journalPath, { results }) : undefined;
+  // The run's one clock: real time, as the pacer's waits are real.
+  const clock = Date.now;
+  const pacer = new RateLimiter(clock(), { ceiling: job.rate, concurrency });
+  const settled = plan.skipped + plan.unknown;
+  const progress = await startProgress(ctx, {
+    total: plan.total,
+    settled,
+    limiter: pacer,
+    json: job.json,
+    clock,
+  });
+  // A second Ctrl-C abandons the requests in flight (the journal keeps them: a resume reports them
+  // as unknown), then the summary and the resume command are still printed.
+  const abandon = new AbortController();
+  setMaxListeners(concurrency + 16, abandon.signal);
+  ctx.secondInterrupt.claim();
+  const onSecond = () => abandon.abort(ctx.secondInterrupt.signal.reason);
+  ctx.secondInterrupt.signal.addEventListener('abort', onSecond, { once: true });
+  let report: RunReport | undefined;
+  try {
+    report = await runBatch(sendPlan(job, plan), {
+      client,
+      sink: results
+        ? fileSink(results, secrets, client.options.baseUrl)
+        : stdoutSink(ctx.stdout, job.actions ? resultLinesForLog(ctx.stderr) : {}),
+      journal:
+        journal && results
+          ? {
+              reserve: (records) => journal.reserve(records, results.end),
+              sent: (record) => journal.sent(record.line, results.end),
+            }
+          : undefined,
+      pacer,
+      clock,
+      signal: ctx.signal,
+      abandon: abandon.signal,
+      events: (event) => onEvent(event, { job, ctx, progress }),
+    });
+  } finally {
+    ctx.secondInterrupt.signal.removeEventListener('abort', onSecond);
+    progress.stop();
+    await client.close();
+    await results?.close().catch(() => {});
+    await journal?.close().catch(() => {});
+    // When the run ended normally, every request that left has its answer stored and synced, so
+    // the intents are spent. Otherwise (storing failed, a second Ctrl-C, an unexpected error)
+    // they are kept: a resumed run treats the records they name as unknown.
+    if (journalPath && report && !report.outputError && !abandon.signal.aborted) {
+      await unlink(journalPath).catch(() => {});
+    }
+  }
+  return { report, secrets };
+}
+
+/** The plan's records, sent as the job says. */
+function sendPlan(job: BatchJob, plan: Plan): SendPlan {
+  return {
+    records: plan.records,
+    settled: { skipped: plan.skipped, unknown: plan.unknown },
+    concurrency: job.concurrency,
+    maxRetries: job.maxRetries,
+    maxRateWaitMs: job.maxRateWaitMs,
+    stopAfterSameFailures: job.keepGoing ? undefined : SAME_FAILURE_STOP_AFTER,
+  };
+}
+
+/** What the run tells as it goes: the progress line, the first interrupt, retries under --verbose. */
+function onEvent(
+  event: BatchEvent,
+  {
+    job,
+    ctx,
+    progress,
+  }: { job: BatchJob; ctx: Context; progress: { update: (counts: RunReport['counts']) => void } },
+): void {
+  if (event.kind === 'progress') progress.update(event.counts);
+  else if (event.kind === 'stopping') {
+    ctx.stderr.write(stoppingText(event.inFlight, ctx.signal.reason, ctx.terminal.stderrIsTTY));
+  } else if (job.verbose) {
+    ctx.stderr.write(
+      `line ${event.line}: ${event.status ?? 'network error'}; retrying in ${secondsText(event.waitMs)}\n`,
+    );
+  }
+}
+
+/** The command that finishes this run, as the user can paste it. */
+function resumeCommand(job: BatchJob, extra: NextStep[] = []): string {
+  return nextCommand(job.next, ['--resume', ...extra]);
+}
+
+/**
+ * The end of a run: the summary and the failed records on stderr, the CI report, then the run's
+ * error (results not written, a 401) or its exit code with the command that finishes it.
+ */
+function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secrets }: Sent): number {
+  const { output } = job;
+  const where = output ? `in ${output.shownAs}` : 'on stdout';
+  const outputError = run.outputError as NodeJS.ErrnoException | undefined;
+  const report = reportOf(plan, run, output?.path);
+  ctx.stderr.write(summaryText(report, where));
+  // The failed and unknown records by error, as `create` prints its own error and hint (a 401
+  // stops the run and is printed as the run's error instead).
+  const runError = run.stoppedBy && sameErrorKey(run.stoppedBy);
+  const isRunError = (group: FailureGroup) => group.state === 'failed' && group.key === runError;
+  ctx.stderr.write(
+    failureListText(
+      report,
+      output === undefined ? undefined : listFailuresCommand(output.shownAs),
+      isRunError,
+    ),
+  );
+  if (job.actions) publishForActions(report, run, ctx, isRunError);
+
+  if (outputError) throw outputFailed(job, { error: outputError, unwritten: run.unwritten, secrets }, ctx);
+  if (run.stoppedBy) {
+    run.stoppedBy.details.push(
+      'The batch stopped at the first 401; records not yet sent were left for a later run.',
+    );
+    throw run.stoppedBy;
+  }
+  if (run.interrupted) {
+    ctx.stderr.write(interruptedText(report.notSent, run.abandoned, output ? resumeCommand(job) : undefined));
+    return ExitCode.interrupted;
+  }
+  if (run.sameFailure) ctx.stderr.write(sameFailureStopText(report, afterFixing(job, report)));
+  if (report.unknown > 0) {
+    ctx.stderr.write(
+      unknownNextStep(report.unknown, output ? resumeCommand(job, ['--retry-unknown']) : undefined),
+    );
+  }
+  return report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
+}
+
+/** The run's report, from what the checks and the sending came to. */
+function reportOf(plan: Plan, run: RunReport, resultsFile: string | undefined): BatchReport {
+  const { counts } = run;
+  const outputError = run.outputError as NodeJS.ErrnoException | undefined;
+  return buildReport({
+    total: plan.total,
+    counts,
+    elapsedMs: run.elapsedMs,
+    limits: run.limits,
+    resultsFile,
+    interrupted: run.interrupted,
+    stoppedBy: run.stoppedBy ? 'unauthenticated' : run.sameFailure ? 'same_failure' : undefined,
+    notSent: plan.total - counts.created - counts.failed - counts.unknown - counts.skipped - run.abandoned,
+    outputError: outputError ? String(outputError.code ?? outputError.message) : undefined,
+    unwritten: run.unwritten.length,
+    records: run.records,
+    recordsSeen: run.recordsSeen,
+    groups: run.groups,
+    otherFailures: run.otherFailures,
+  });
+}
+
+/** How to go on after a stop for the same failure, once its cause is fixed. */
+function afterFixing(job: BatchJob, report: BatchReport): string {
+  if (job.output) return `finish with\n  ${resumeCommand(job)}`;
+  // Without --output there is nothing to resume from: the records created would be created again.
+  const created = report.created > 0 ? ` without the ${report.created} records created above` : '';
+  return `run the same command again${created}.`;
+}
+
+/**
+ * In GitHub Actions: the job summary and the step outputs. A runner file that cannot be written is
+ * the run's error only when nothing else went wrong; otherwise it is a note.
+ */
+function publishForActions(
+  report: BatchReport,
+  run: RunReport,
+  ctx: Context,
+  isRunError: (group: FailureGroup) => boolean,
+): void {
+  // One annotation per error (the run's own error, a 401, is annotated where it is reported),
+  // redacted before it is escaped, and written as esign's own workflow commands.
+  const shown = redactStrings(report, ctx.redact);
+  const original = (group: FailureGroup) => report.groups[shown.groups.indexOf(group)] as FailureGroup;
+  writeCommands(
+    ctx.stderr,
+    batchAnnotations(shown, (group) => isRunError(original(group))),
+  );
+  try {
+    publishBatchReport(report, ctx.env, ctx.redact);
+  } catch (error) {
+    const clean =
+      !run.outputError && !run.stoppedBy && !run.interrupted && report.failed + report.unknown === 0;
+    if (clean) throw error;
+    ctx.stderr.write(`warning: ${(error as Error).message}\n`);
+  }
+}
+
+/**
+ * The results could not be written (closed pipe, full disk): every envelope created whose result
+ * was lost is listed on stderr, or in a file whose path is printed when there are many. In GitHub
+ * Actions the signing URLs are masked before they are listed.
+ */
+function outputFailed(
+  job: BatchJob,
+  lost: { error: NodeJS.ErrnoException; unwritten: readonly ResultLine[]; secrets: ReadonlySet<string> },
+  ctx: Context,
+): OutputFailedError {
+  const { output } = job;
+  const { unwritten } = lost;
+  const what = output ? `--output ${output.shownAs}` : 'standard output';
+  const details: string[] = [];
+  if (unwritten.length > 0) {
+    const listed = unwritten.map((result) =>
+      result.ok
+        ? `line ${result.line}: ${createdEnvelopeText(result)}`
+        : `line ${result.line}: outcome unknown (the envelope may exist)`,
+    );
+    let file: string | undefined;
+    if (listed.length > MAX_UNWRITTEN_ON_STDERR) {
+      file = join(tmpdir(), `esign-batch-unwritten-${process.pid}-${Date.now()}.jsonl`);
+      const lines = unwritten.map((result) => JSON.stringify(result)).join('\n');
+      try {
+        writeFileSync(file, redact(`${lines}\n`, lost.secrets), { mode: 0o600, flag: 'wx' });
+      } catch {
+        file = undefined;
+      }
+    }
+    if (!file && job.actions) {
+      const urls = unwritten.flatMap((result) => (result.ok ? [ctx.redact(result.signing_url)] : []));
+      maskValues(ctx.stderr, urls);
+    }
+    details.push(
+      `${unwritten.length} ${unwritten.length === 1 ? 'envelope was' : 'envelopes were'} created (or may have been) whose results may not have been written${file ? `; their result lines are in ${file}` : ':'}`,
+      ...(file ? [] : listed),
+    );
+  }
+  return new OutputFailedError(lost.error, what, {
+    details,
+    hint: output
+      ? `No new record was started. Make room, then finish with\n  ${resumeCommand(job)}\nRecords whose results were lost count as unknown there and are not sent again.`
+      : 'No new record was started. Send results to a file with --output, so that a run can be resumed.',
+  });
 }

@@ -11,21 +11,26 @@ import {
 import { connect, loadSettings } from '../../config/connect.js';
 import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { buildCreateRequest, type CreateDraft, type InputNames } from '../../envelope/create-request.js';
 import { createdButNotWritten } from '../../envelope/created.js';
 import type { AskedField } from '../../envelope/interactive.js';
+import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
+import { promptsAllowed } from '../../io/interaction.js';
+import { globalOptions, repeated } from '../../options.js';
+import { checkMergeData } from '../../project/fields.js';
+import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import {
+  buildCreateRequest,
+  type CreateDraft,
+  draftProblems,
+  type InputNames,
+} from '../../request/create-request.js';
 import {
   FIELD_NAMES,
   type Problems,
   parseExpiresInDays,
   parseSetFlags,
   readMergeDataFiles,
-} from '../../envelope/request.js';
-import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
-import { promptsAllowed } from '../../io/interaction.js';
-import { globalOptions, repeated } from '../../options.js';
-import { checkMergeData } from '../../project/fields.js';
-import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
+} from '../../request/request.js';
 import { redactStrings } from '../../text/redact.js';
 import { escapeControl } from '../../text/terminal-text.js';
 
@@ -52,10 +57,9 @@ export const options = z.object({
 });
 type CreateOptions = z.infer<typeof options>;
 
-/** Problems name the flags; merge-data problems start with --data. */
+/** Problems name the flags. */
 const CREATE_FLAG_NAMES: InputNames = {
   fields: FIELD_NAMES,
-  mergeData: '--data',
   hint: 'See `esign envelope create --help` for the flags and examples.',
 };
 
@@ -162,32 +166,28 @@ function wantsWalkThrough(
 }
 
 /**
- * Whether what the flags give passes the one request check, with a stand-in for each piece that
- * would be asked for (any template, a name, an email, each required field).
+ * Whether what the flags give passes the one request check, leaving out what would be asked for
+ * (the template, the name, the email, each required field the merge data lacks).
  */
 function givenIsValid(
   flags: CreateOptions,
   settings: Settings,
   fromFiles: Readonly<Record<string, string>>,
 ): boolean {
-  const standIns = {
-    template: flags.template ?? STAND_IN.template,
-    name: flags.name ?? STAND_IN.name,
-    email: flags.email ?? STAND_IN.email,
-    phone: flags.phone,
-  };
-  const asked = Object.fromEntries(
-    requiredFieldsToAsk(standIns.template, flags.set, fromFiles, settings).map((field) => [field.name, 'x']),
-  );
-  try {
-    const problems: Problems = [];
-    const mergeData = { ...fromFiles, ...parseSetFlags(flags.set, problems), ...asked };
-    const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
-    buildCreateRequest(draftOf(standIns, mergeData, expiresInDays), settings, problems, CREATE_FLAG_NAMES);
-    return true;
-  } catch {
-    return false;
-  }
+  const wire = [
+    ...(flags.template === undefined ? ['template_id'] : []),
+    ...(flags.name === undefined ? ['signatory.name'] : []),
+    ...(flags.email === undefined ? ['signatory.email'] : []),
+  ];
+  const mergeFields =
+    flags.template === undefined
+      ? []
+      : requiredFieldsToAsk(flags.template, flags.set, fromFiles, settings).map((field) => field.name);
+  const problems: Problems = [];
+  const mergeData = { ...fromFiles, ...parseSetFlags(flags.set, problems) };
+  const expiresInDays = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const draft = { ...draftOf(flags, mergeData, expiresInDays), pending: { wire, mergeFields } };
+  return problems.length === 0 && draftProblems(draft, settings, CREATE_FLAG_NAMES).length === 0;
 }
 
 /** The request draft the flags make, with this merge data and expiry. */
@@ -207,10 +207,6 @@ function draftOf(
     expiresInDays,
   };
 }
-
-/** What stands in for an answer not given yet, to check the rest (never sent). */
-// The template: an id no project file declares fields for, so no field is checked against it.
-const STAND_IN = { template: '00000000000000000000000000', name: 'x', email: 'x@example.com' } as const;
 
 /**
  * The fields `template` requires that the merge data does not give, with what the project file says

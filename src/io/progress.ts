@@ -3,11 +3,11 @@
 // (a CI log, a file), a plain line at least every 10 s for a run that lasts longer. Whether the live
 // line is drawn, and in colour, is the run's terminal decision (ctx.terminal), taken through the
 // one spinner of io/spinner.ts.
+import type { LimiterState, RateLimiter } from '../batch/pacing/rate-limiter.js';
+import type { BatchCounts } from '../batch/report.js';
 import type { Context } from '../context.js';
-import { startSpinner } from '../io/spinner.js';
 import { waitText } from '../text/units.js';
-import type { LimiterState, RateLimiter } from './pacing/rate-limiter.js';
-import type { BatchCounts } from './run-batch.js';
+import { startSpinner } from './spinner.js';
 
 export interface Progress {
   update: (counts: BatchCounts) => void;
@@ -26,10 +26,9 @@ export function progressText(
   counts: BatchCounts,
   limits: LimiterState,
   total: number,
-  now: number,
-  left: number | undefined,
-  width?: number,
+  at: { now: number; left?: number | undefined; width?: number | undefined },
 ): string {
+  const { now, left, width } = at;
   const done = counts.created + counts.failed + counts.unknown + counts.skipped;
   // [text, rank]: the lowest rank is left out first when the line is too wide.
   const parts: [string, number][] = [
@@ -83,14 +82,19 @@ const PLAIN_TICK_MS = 1000;
  */
 export async function startProgress(
   ctx: Context,
-  total: number,
-  settled: number,
-  limiter: RateLimiter,
-  options: { json?: boolean | undefined; clock?: () => number } = {},
+  run: {
+    total: number;
+    /** Records settled before the run (skipped, unknown). */
+    settled: number;
+    limiter: RateLimiter;
+    /** Under --json, stderr is one JSON object: no plain progress lines there. */
+    json?: boolean | undefined;
+    clock?: () => number;
+  },
 ): Promise<Progress> {
-  const clock = options.clock ?? Date.now;
-  if (!ctx.terminal.animations)
-    return options.json ? NONE : plainProgress(ctx, total, settled, limiter, clock);
+  const { total, settled, limiter } = run;
+  const clock = run.clock ?? Date.now;
+  if (!ctx.terminal.animations) return run.json ? NONE : plainProgress(ctx, run, clock);
   const spinner = await startSpinner(ctx, `0/${total}`);
   const started = clock();
   let last = 0;
@@ -101,7 +105,7 @@ export async function startProgress(
     const done = latest.created + latest.failed + latest.unknown + latest.skipped;
     const rate = (done - settled) / ((now - started) / 1000);
     const left = rate > 0 ? (total - done) / rate : undefined;
-    spinner.setText(progressText(latest, limiter.state(now), total, now, left, liveWidth(ctx)));
+    spinner.setText(progressText(latest, limiter.state(now), total, { now, left, width: liveWidth(ctx) }));
   };
   // Also while nothing settles (a pause for the API), so that the line says why.
   const ticker = setInterval(render, 500);
@@ -125,9 +129,7 @@ export async function startProgress(
  */
 function plainProgress(
   ctx: Context,
-  total: number,
-  settled: number,
-  limiter: RateLimiter,
+  { total, settled, limiter }: { total: number; settled: number; limiter: RateLimiter },
   clock: () => number,
 ): Progress {
   const now = () => ctx.now().getTime();
@@ -143,7 +145,7 @@ function plainProgress(
     const rate = (done - settled) / Math.max(0.001, (at - started) / 1000);
     const left = rate > 0 ? (total - done) / rate : undefined;
     const limits = { ...limiter.state(clock()), rate };
-    ctx.stderr.write(`progress: ${progressText(latest, limits, total, clock(), left)}\n`);
+    ctx.stderr.write(`progress: ${progressText(latest, limits, total, { now: clock(), left })}\n`);
   };
   const ticker = setInterval(check, PLAIN_TICK_MS);
   ticker.unref();

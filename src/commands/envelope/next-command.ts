@@ -5,8 +5,8 @@
 // set, expiry, duplicates) and writes to the same --output. Every value is printed, defaults too:
 // a resume by a later version whose defaults changed still runs as the first half did. The token
 // is never a flag, so never in it.
-import { shellQuote } from '../text/shell.js';
-import { durationText, type Rate, rateText } from '../text/units.js';
+import { shellQuote } from '../../text/shell.js';
+import { durationText, type Rate, rateText } from '../../text/units.js';
 
 export interface NextCommandOptions {
   file: string;

@@ -14,9 +14,9 @@ import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
 import { type CliError, RateLimitedError, ServerError } from '../errors.js';
 import { secondsText, waitText } from '../text/units.js';
 import { type FailureGroup, FailureGroups, messageWithoutRequestId, sameErrorKey } from './failure-groups.js';
-import { formatResult, OUTCOME_UNKNOWN, parseResult, type ResultLine } from './formats.js';
+import { OUTCOME_UNKNOWN, type ResultLine } from './formats.js';
 import { Pacer } from './pacing/pacer.js';
-import { type LimiterState, RateLimiter } from './pacing/rate-limiter.js';
+import type { LimiterState, RateLimiter } from './pacing/rate-limiter.js';
 import {
   afterAnswer,
   BATCH_MAX_WAIT_MS,
@@ -29,43 +29,30 @@ import {
   type RetryBounds,
   type SameFailureStreak,
 } from './policy.js';
-import { MAX_REPORTED_RECORDS, type ReportedRecord } from './report.js';
+import { type BatchCounts, MAX_REPORTED_RECORDS, type ReportedRecord } from './report.js';
 import type { SpooledRecord } from './spool.js';
 
-export { DEFAULT_MAX_RATE_WAIT_MS };
-
-/** A record ready to send: its input line, its fingerprint and the validated JSON body. */
+/** A record ready to send: its input line, its fingerprint, its signatory's email and the validated JSON body. */
 export type BatchRecord = SpooledRecord;
 
+/** Where the results go: standard output, or the --output file. */
 export interface ResultSink {
-  /** Stores a result line (a file gathers the lines of a turn into one write). Throws if it cannot. */
-  write(text: string): void;
-  /** Resolves once every line written so far is stored for good (synced, for a file). */
+  /** Stores a result (a file gathers the results of a turn into one write). Throws if it cannot. */
+  write(result: ResultLine): void;
+  /** Resolves once every result written so far is stored for good (synced, for a file). */
   flushed(): Promise<void>;
-  /** No more lines will come: store what is written now, without waiting for the next grouped sync. */
+  /** No more results will come: store what is written now, without waiting for the next grouped sync. */
   finish?(): void;
   /** While the reader is behind, a promise to wait for before sending more; otherwise undefined. */
   ready?(): Promise<void> | undefined;
-  /** The error that broke it (a closed pipe, a full disk), once it broke. */
-  broken?(): unknown;
-  /** Calls `listener` when it breaks on its own (stdout's reader went away). */
+  /** Calls `listener` when it breaks on its own (stdout's reader went away, a write failed). */
   onBroken?(listener: (error: unknown) => void): void;
-  /** Once broken: lines written before that may never have reached the reader. */
-  unread?(): string[];
+  /** Once broken: results written before that may never have reached the reader. */
+  unread?(): ResultLine[];
 }
 
 /** What the batch needs of the API client: a send, and the classifier with the client's context. */
 export type BatchClient = Pick<ApiClient, 'sendCreate' | 'classify'>;
-
-/** Everything a run works with. */
-export interface BatchInput {
-  /** The next records in input order (an empty array: no more). */
-  records: () => Promise<BatchRecord[]>;
-  client: BatchClient;
-  sink: ResultSink;
-  journal: BatchJournal | undefined;
-  options: BatchOptions;
-}
 
 export interface BatchJournal {
   /** Resolves once it is on disk that these records may be sent. */
@@ -74,48 +61,62 @@ export interface BatchJournal {
   sent(record: BatchRecord): Promise<void>;
 }
 
-export interface BatchOptions {
-  concurrency: number;
-  maxRetries: number;
-  /** Counts that the validation pass settled already (skipped, and unknown ones not retried). */
+/** What to send, and how patiently. */
+export interface SendPlan {
+  /** The next records in input order (an empty array: no more). */
+  records: () => Promise<BatchRecord[]>;
+  /** Counts that the checks settled already (skipped, and unknown ones not sent again). */
   settled?: Partial<BatchCounts>;
-  /** Aborted on Ctrl-C: no new record starts; in-flight ones finish. */
-  signal: AbortSignal;
-  /** Aborted on a second Ctrl-C: requests in flight are abandoned too (the journal keeps them). */
-  hardSignal?: AbortSignal;
-  /** Told at once when the run starts stopping (Ctrl-C), with the requests still in flight. */
-  onStopping?: (inFlight: number) => void;
-  /**
-   * The run's one clock, in milliseconds since the epoch: pacing, waits and the reading of answers
-   * (Retry-After dates, resets). Real time: the pacer's waits are real.
-   */
-  clock: () => number;
-  random?: () => number;
+  concurrency: number;
+  /** Retries counted as attempts (a 503, a request that never left) a record may use (--max-retries). */
+  maxRetries: number;
+  /** How long one record may wait in all (turns, pauses, backoffs) from when it was ready (--max-rate-wait). */
+  maxRateWaitMs?: number;
+  /** A 503's Retry-After longer than this fails the record instead of waiting. */
+  maxWaitMs?: number;
   backoff?: BackoffOptions;
+  random?: () => number;
   /**
    * Stop sending once this many answered records, the first of the run, were all refused with the
    * same error (policy.ts's afterAnswer); undefined: never (--keep-going).
    */
   stopAfterSameFailures?: number | undefined;
-  /** A 503's Retry-After longer than this fails the record instead of waiting. */
-  maxWaitMs?: number;
-  /** How long one record may wait in all (turns, pauses, backoffs) from when it was ready (--max-rate-wait). */
-  maxRateWaitMs?: number;
-  /** The shared rate limiter (made with --rate's ceiling); a fresh one when not given. */
-  limiter?: RateLimiter;
-  onProgress?: (counts: BatchCounts) => void;
-  onRetry?: (info: { line: number; status: number | null; waitMs: number }) => void;
 }
 
-export interface BatchCounts {
-  created: number;
-  failed: number;
-  unknown: number;
-  skipped: number;
+/** What a run works with. */
+export interface BatchPorts {
+  client: BatchClient;
+  sink: ResultSink;
+  journal?: BatchJournal | undefined;
+  /** The shared rate limiter (made with --rate's ceiling): every send waits for its turn there. */
+  pacer: RateLimiter;
+  /**
+   * The run's one clock, in milliseconds since the epoch: pacing, waits and the reading of answers
+   * (Retry-After dates, resets). Real time: the pacer's waits are real.
+   */
+  clock: () => number;
+  /** Aborted on Ctrl-C: no new record starts; in-flight ones finish. */
+  signal: AbortSignal;
+  /** Aborted on a second Ctrl-C: requests in flight are abandoned too (the journal keeps them). */
+  abandon?: AbortSignal | undefined;
+  /** Told what happens as it happens. */
+  events?: ((event: BatchEvent) => void) | undefined;
 }
 
-export interface BatchOutcome {
+/** What a run tells as it goes. */
+export type BatchEvent =
+  /** Records settled: a result stored (synced) for each. */
+  | { kind: 'progress'; counts: BatchCounts }
+  /** A record is sent again after `waitMs`. */
+  | { kind: 'retry'; line: number; status: number | null; waitMs: number }
+  /** The run starts stopping (Ctrl-C), with the requests still in flight. */
+  | { kind: 'stopping'; inFlight: number };
+
+/** What a run came to. */
+export interface RunReport {
   counts: BatchCounts;
+  /** How long the run took, on its clock. */
+  elapsedMs: number;
   /** Set when a 401 stopped the batch. */
   stoppedBy: CliError | undefined;
   /** Set when the first answered records all failed with this same error: the run stopped sending. */
@@ -126,10 +127,10 @@ export interface BatchOutcome {
   /** Set when the results could not be stored (closed pipe, full disk): the run stopped. */
   outputError: unknown;
   /**
-   * Result lines of envelopes created (or maybe created) that could not be stored or may not have
-   * reached the reader, as JSON lines.
+   * Results of envelopes created (or maybe created) that could not be stored or may not have
+   * reached the reader.
    */
-  unwritten: string[];
+  unwritten: ResultLine[];
   /** Requests abandoned in flight by a second Ctrl-C: their outcome is unknown (the journal has them). */
   abandoned: number;
   /** Failed and unknown records (the first MAX_REPORTED_RECORDS), and how many there were. */
@@ -189,8 +190,9 @@ function errorJson(error: CliError) {
   };
 }
 
-export function runBatch(input: BatchInput): Promise<BatchOutcome> {
-  return new BatchRun(input).run();
+/** Sends the plan's records through the ports; resolves with what the run came to. */
+export function run(plan: SendPlan, ports: BatchPorts): Promise<RunReport> {
+  return new BatchRun(plan, ports).run();
 }
 
 /**
@@ -202,8 +204,10 @@ class BatchRun {
   readonly #client: BatchClient;
   readonly #sink: ResultSink;
   readonly #journal: BatchJournal | undefined;
-  readonly #options: BatchOptions;
+  readonly #plan: SendPlan;
+  readonly #ports: BatchPorts;
   readonly #clock: () => number;
+  readonly #started: number;
   readonly #bounds: RetryBounds;
   readonly #counts: BatchCounts;
   readonly #halt = new AbortController();
@@ -213,54 +217,56 @@ class BatchRun {
   #stoppedBy: CliError | undefined;
   #storeError: unknown;
   #failure: unknown;
-  readonly #unwritten: string[] = [];
+  readonly #unwritten: ResultLine[] = [];
   readonly #reported: ReportedRecord[] = [];
   readonly #groups = new FailureGroups();
   #streak: SameFailureStreak = NEW_STREAK;
-  #sameFailure: BatchOutcome['sameFailure'];
+  #sameFailure: RunReport['sameFailure'];
   #abandoned = 0;
   #recordsSeen = 0;
   /** Kinds of the results written and not yet covered by a sync. */
   readonly #unsynced: RecordResult['kind'][] = [];
   #syncing: Promise<void> | undefined;
 
-  constructor(input: BatchInput) {
-    const { options, journal } = input;
-    this.#client = input.client;
-    this.#sink = input.sink;
+  constructor(plan: SendPlan, ports: BatchPorts) {
+    const { journal } = ports;
+    this.#client = ports.client;
+    this.#sink = ports.sink;
     this.#journal = journal;
-    this.#options = options;
-    this.#clock = options.clock;
+    this.#plan = plan;
+    this.#ports = ports;
+    this.#clock = ports.clock;
+    this.#started = ports.clock();
     this.#bounds = {
-      maxRetries: options.maxRetries,
+      maxRetries: plan.maxRetries,
       maxRateLimited: Number.POSITIVE_INFINITY,
-      maxRateWaitMs: options.maxRateWaitMs ?? DEFAULT_MAX_RATE_WAIT_MS,
-      maxWaitMs: options.maxWaitMs ?? BATCH_MAX_WAIT_MS,
-      backoff: options.backoff ?? DEFAULT_BACKOFF,
-      random: options.random,
+      maxRateWaitMs: plan.maxRateWaitMs ?? DEFAULT_MAX_RATE_WAIT_MS,
+      maxWaitMs: plan.maxWaitMs ?? BATCH_MAX_WAIT_MS,
+      backoff: plan.backoff ?? DEFAULT_BACKOFF,
+      random: plan.random,
     };
-    this.#counts = { created: 0, failed: 0, unknown: 0, skipped: 0, ...options.settled };
-    this.#limiter = options.limiter ?? new RateLimiter(this.#clock());
+    this.#counts = { created: 0, failed: 0, unknown: 0, skipped: 0, ...plan.settled };
+    this.#limiter = ports.pacer;
     this.#pacer = new Pacer(this.#limiter, this.#clock, this.#halt.signal);
     // Reservations are made a few dozen records ahead of the workers, so that one sync covers many
     // records and is off each request's path. After a system crash or power cut (not after a mere
     // kill), reserved records that never left count as unknown: never a duplicate, at worst a few
     // records to check by hand.
     this.#feed = new Feeder(
-      input.records,
+      plan.records,
       journal ? (records) => journal.reserve(records) : undefined,
-      journal ? Math.min(256, Math.max(32, 4 * options.concurrency)) : 256,
+      journal ? Math.min(256, Math.max(32, 4 * plan.concurrency)) : 256,
     );
   }
 
-  async run(): Promise<BatchOutcome> {
-    const { signal } = this.#options;
+  async run(): Promise<RunReport> {
+    const { signal } = this.#ports;
     this.#sink.onBroken?.((error) => this.#outputBroke(error));
     const onInterrupt = () => this.#interrupt();
     if (signal.aborted) onInterrupt();
     else signal.addEventListener('abort', onInterrupt, { once: true });
     try {
-      await Promise.all(Array.from({ length: this.#options.concurrency }, () => this.#work()));
+      await Promise.all(Array.from({ length: this.#plan.concurrency }, () => this.#work()));
     } finally {
       // The run is over: whatever the pacer still holds (a timer, a sleep) is let go, so that
       // nothing of the run keeps the process alive.
@@ -275,8 +281,9 @@ class BatchRun {
   }
 
   #interrupt(): void {
-    if (!this.#halt.signal.aborted) this.#options.onStopping?.(this.#limiter.inFlight);
-    this.#halt.abort(this.#options.signal.reason);
+    if (!this.#halt.signal.aborted)
+      this.#ports.events?.({ kind: 'stopping', inFlight: this.#limiter.inFlight });
+    this.#halt.abort(this.#ports.signal.reason);
   }
 
   /** The results cannot be stored any more: no new record starts; those in flight finish. */
@@ -336,7 +343,7 @@ class BatchRun {
       }
       let outcome: CreateOutcome | Abandoned;
       try {
-        const response = await this.#client.sendCreate(record.body, this.#options.hardSignal);
+        const response = await this.#client.sendCreate(record.body, this.#ports.abandon);
         outcome = this.#answered(response, turn, state);
       } catch (error) {
         outcome = this.#noAnswer(error, state);
@@ -367,7 +374,7 @@ class BatchRun {
     this.#pacer.lost();
     state.pauseMs = undefined;
     state.answered = false;
-    if (this.#options.hardSignal?.aborted) {
+    if (this.#ports.abandon?.aborted) {
       this.#abandoned++;
       return ABANDONED; // the journal says it left: a resume reports it as unknown
     }
@@ -380,7 +387,7 @@ class BatchRun {
       this.#streak,
       outcome,
       sameErrorKey,
-      this.#options.stopAfterSameFailures,
+      this.#plan.stopAfterSameFailures,
     );
     this.#streak = streak;
     if (stop && outcome.kind === 'rejected' && !this.#halt.signal.aborted) {
@@ -427,7 +434,12 @@ class BatchRun {
   ): Promise<true | RecordResult | Abandoned> {
     countRetry(state, step);
     state.last = outcome.error;
-    this.#options.onRetry?.({ line: record.line, status: outcome.error.status, waitMs: step.waitMs });
+    this.#ports.events?.({
+      kind: 'retry',
+      line: record.line,
+      status: outcome.error.status,
+      waitMs: step.waitMs,
+    });
     if (step.shared) return true;
     const slept = await this.#pacer.sleep(step.waitMs, deadline);
     if (slept === true) return true;
@@ -450,7 +462,7 @@ class BatchRun {
     this.#syncing = this.#sink.flushed().then(
       () => {
         for (const kind of this.#unsynced.splice(0, covered)) this.#counts[kind]++;
-        this.#options.onProgress?.(this.#counts);
+        this.#ports.events?.({ kind: 'progress', counts: { ...this.#counts } });
         this.#syncing = this.#unsynced.length > 0 ? this.#settle() : undefined;
       },
       (error: unknown) => {
@@ -462,11 +474,11 @@ class BatchRun {
   }
 
   #store(record: BatchRecord, result: RecordResult): void {
-    const text = formatResult(resultLine(record, result));
+    const line = resultLine(record, result);
     if (result.kind !== 'created') this.#report(record, result);
     if (this.#storeError === undefined) {
       try {
-        this.#sink.write(`${text}\n`);
+        this.#sink.write(line);
         this.#unsynced.push(result.kind);
         this.#syncing ??= this.#settle();
         return;
@@ -474,7 +486,7 @@ class BatchRun {
         this.#outputBroke(error);
       }
     }
-    if (result.kind !== 'failed') this.#unwritten.push(text);
+    if (result.kind !== 'failed') this.#unwritten.push(line);
   }
 
   #report(record: BatchRecord, result: Exclude<RecordResult, { kind: 'created' }>): void {
@@ -484,30 +496,32 @@ class BatchRun {
     if (this.#reported.length >= MAX_REPORTED_RECORDS) return;
     this.#reported.push({
       line: record.line,
-      email: emailOf(record.body),
+      email: record.email,
       state: result.kind,
       // The request id differs from record to record and is in the results: the message has the room.
       message: messageWithoutRequestId(error),
     });
   }
 
-  #outcome(): BatchOutcome {
+  #outcome(): RunReport {
     if (this.#storeError !== undefined) {
-      // Lines the reader may not have got, then those never written; each envelope once.
-      const seen = new Set<string>();
-      const lost = [...(this.#sink.unread?.() ?? []), ...this.#unwritten].filter((text) => {
-        if (seen.has(text) || !mayHaveEnvelope(text)) return false;
-        seen.add(text);
+      // Results the reader may not have got, then those never written; each envelope once.
+      const seen = new Set<ResultLine>();
+      const lost = [...(this.#sink.unread?.() ?? []), ...this.#unwritten].filter((result) => {
+        if (seen.has(result) || !mayHaveEnvelope(result)) return false;
+        seen.add(result);
         return true;
       });
       this.#unwritten.splice(0, this.#unwritten.length, ...lost);
     }
+    const now = this.#clock();
     return {
       counts: this.#counts,
+      elapsedMs: now - this.#started,
       stoppedBy: this.#stoppedBy,
       sameFailure: this.#sameFailure,
-      interrupted: this.#options.signal.aborted,
-      limits: this.#limiter.state(this.#clock()),
+      interrupted: this.#ports.signal.aborted,
+      limits: this.#limiter.state(now),
       outputError: this.#storeError,
       unwritten: this.#unwritten,
       abandoned: this.#abandoned,
@@ -544,19 +558,9 @@ function isOutputError(error: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO' || code === 'EFBIG' || code === 'EPIPE';
 }
 
-function emailOf(body: string): string | undefined {
-  try {
-    const email = (JSON.parse(body) as { signatory?: { email?: unknown } }).signatory?.email;
-    return typeof email === 'string' ? email : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A result line of a created envelope, or of one that may exist. */
-function mayHaveEnvelope(text: string): boolean {
-  const parsed = parseResult(text);
-  return parsed.ok && (parsed.value.ok || parsed.value.error.code === OUTCOME_UNKNOWN);
+/** A result of a created envelope, or of one that may exist. */
+function mayHaveEnvelope(result: ResultLine): boolean {
+  return result.ok || result.error.code === OUTCOME_UNKNOWN;
 }
 
 /** A record whose turn could not come within --max-rate-wait (a pause past it, or a long queue). */

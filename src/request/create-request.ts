@@ -5,13 +5,8 @@
 // caller's problems name what that caller wrote (`--email`, or `signatory.email`).
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import type { Settings } from '../config/settings.js';
-import { type CliError, InputError, UsageError } from '../errors.js';
-import {
-  type ResolvedTemplate,
-  resolveTemplate,
-  templateNamesFor,
-  UNRESOLVED_TEMPLATE_ID,
-} from '../project/templates.js';
+import { problemsError } from '../problems.js';
+import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { checkTemplateFields, normalizeRequest, type Problems, validateRequest } from './request.js';
 
 /** What a caller asks for, before it is checked. */
@@ -22,14 +17,18 @@ export interface CreateDraft {
   signatory: unknown;
   /** Undefined: the project file's default, else the API's. */
   expiresInDays: unknown;
+  /**
+   * What the person will be asked for and has not answered yet (a walk-through checks what was
+   * given before it asks): wire fields (`template_id`, `signatory.email`) and merge fields. Their
+   * absence is no problem; a draft with any of them pending is checked, never sent.
+   */
+  pending?: { readonly wire: readonly string[]; readonly mergeFields: readonly string[] } | undefined;
 }
 
 /** How problems name what the caller wrote. */
 export interface InputNames {
   /** The request's fields (template_id, signatory.email, …) as the caller names them. */
   readonly fields: Readonly<Record<string, string>>;
-  /** Problems that start with this (or with "merge field") are about merge data: invalid input, not usage. */
-  readonly mergeData: string;
   readonly hint: string;
 }
 
@@ -40,31 +39,54 @@ export function buildCreateRequest(
   problems: Problems,
   names: InputNames,
 ): CreateEnvelopeRequest {
+  const request = checkDraft(draft, settings, problems, names);
+  if (problems.length > 0 || !request) throw problemsError(problems, names.hint);
+  return normalizeRequest(request);
+}
+
+/** The problems of a draft whose pending answers are not given yet (nothing is built to send). */
+export function draftProblems(draft: CreateDraft, settings: Settings, names: InputNames): Problems {
+  const problems: Problems = [];
+  checkDraft(draft, settings, problems, names);
+  return problems;
+}
+
+/** The draft through every check, problems added to `problems`; the request when there are none. */
+function checkDraft(
+  draft: CreateDraft,
+  settings: Settings,
+  problems: Problems,
+  names: InputNames,
+): CreateEnvelopeRequest | undefined {
   const expiresInDays = draft.expiresInDays ?? settings.project?.content.defaults?.expires_in_days;
   const template = templateOf(draft.template, settings, names.fields.template_id ?? 'template_id', problems);
   const body = {
-    template_id: template?.id ?? draft.template,
+    template_id: template === 'unresolved' ? draft.template : (template?.id ?? draft.template),
     merge_data: draft.mergeData,
     signatory: draft.signatory,
     ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
   };
-  const request = validateRequest(body, problems, names.fields);
+  // A template that did not resolve is reported already: the schema does not report it again.
+  const unsaid = [...(draft.pending?.wire ?? []), ...(template === 'unresolved' ? ['template_id'] : [])];
+  const request = validateRequest(body, problems, names.fields, unsaid);
   // The merge data against the template's declared fields, when the project file declares them.
-  checkTemplateFields(template, draft.mergeData, problems);
-  if (problems.length > 0 || !request) throw inputProblemsError(problems, names);
-  return normalizeRequest(request);
+  if (template !== 'unresolved') {
+    checkTemplateFields(template, draft.mergeData, problems, draft.pending?.mergeFields);
+  }
+  return request;
 }
 
 /**
  * A template given as text: a ULID, or a name from the project file (for the active profile), with
- * the fields declared for it. Anything but text is left to the request schema (undefined here).
+ * the fields declared for it; 'unresolved' when it is neither (its problem is added). Anything but
+ * text is left to the request schema (undefined here).
  */
 function templateOf(
   value: unknown,
   settings: Settings,
   where: string,
   problems: Problems,
-): ResolvedTemplate | undefined {
+): ResolvedTemplate | 'unresolved' | undefined {
   if (typeof value !== 'string') return undefined;
   const resolved = resolveTemplate(
     value,
@@ -73,18 +95,5 @@ function templateOf(
   );
   if ('id' in resolved) return resolved;
   problems.push(resolved.problem);
-  // A stand-in id: the schema must not report the same field again. Nothing is sent.
-  return { id: UNRESOLVED_TEMPLATE_ID };
-}
-
-/** One error for every problem: invalid input when all are about merge data, else a usage error. */
-function inputProblemsError(problems: Problems, names: InputNames): CliError {
-  const only = problems.length === 1;
-  const ErrorClass = problems.every((p) => p.startsWith(names.mergeData) || p.startsWith('merge field'))
-    ? InputError
-    : UsageError;
-  return new ErrorClass(
-    only ? (problems[0] as string) : `${problems.length} problems with the input; nothing was sent:`,
-    { details: only ? [] : problems, hint: names.hint },
-  );
+  return 'unresolved';
 }

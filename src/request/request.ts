@@ -6,13 +6,14 @@ import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
 import { decodeUtf8, MAX_INPUT_RECORD_BYTES, MAX_INPUT_RECORD_TEXT } from '../fs/input-bytes.js';
+import { inputProblem, type Problem, usageProblem } from '../problems.js';
 import { checkMergeData, describeFieldCheck, hasFieldProblems } from '../project/fields.js';
 import type { ResolvedTemplate } from '../project/templates.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
 
-/** Collected input problems, each a full sentence naming its source. */
-export type Problems = string[];
+/** Collected input problems, each naming its source. */
+export type Problems = Problem[];
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -54,10 +55,14 @@ export function toMergeData(
   const data: Record<string, string> = {};
   for (const [key, value] of Object.entries(object)) {
     const text = mergeValueToString(value);
-    if (key === '') problems.push(`${where}: a merge field has an empty name.`);
+    if (key === '') problems.push(inputProblem(where, 'a merge field has an empty name.'));
     else if (text === undefined) {
       problems.push(
-        `${where}: merge field '${key}' is ${kindOf(value)}; values must be strings, numbers or booleans.`,
+        inputProblem(
+          where,
+          `merge field '${key}' is ${kindOf(value)}; values must be strings, numbers or booleans.`,
+          { field: key },
+        ),
       );
     } else setMergeField(data, key, text);
   }
@@ -68,11 +73,13 @@ export function toMergeData(
 export function parseMergeDataText(text: string, where: string, problems: Problems): Record<string, string> {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    problems.push(`${where}: invalid JSON at ${parsed.problem}.`);
+    problems.push(inputProblem(where, `invalid JSON at ${parsed.problem}.`));
     return {};
   }
   if (!isPlainObject(parsed.value)) {
-    problems.push(`${where}: expected a JSON object of merge fields, found ${kindOf(parsed.value)}.`);
+    problems.push(
+      inputProblem(where, `expected a JSON object of merge fields, found ${kindOf(parsed.value)}.`),
+    );
     return {};
   }
   return toMergeData(parsed.value, where, problems);
@@ -86,7 +93,7 @@ export async function readMergeDataFiles(
 ): Promise<Record<string, string>> {
   let merged: Record<string, string> = {};
   if (paths.filter((path) => path === '-').length > 1) {
-    problems.push('--data -: standard input can be read only once.');
+    problems.push(inputProblem('--data -', 'standard input can be read only once.'));
     return merged;
   }
   for (const path of paths) {
@@ -100,11 +107,11 @@ export async function readMergeDataFiles(
     } catch (error) {
       if (error instanceof InterruptedError) throw error; // Ctrl-C while reading standard input
       const why = describeReadError(error);
-      problems.push(`${where}: cannot read the file (${why}).`);
+      problems.push(inputProblem(where, `cannot read the file (${why}).`));
       continue;
     }
     if (!read.ok) {
-      problems.push(`${where}: ${read.problem}.`);
+      problems.push(inputProblem(where, `${read.problem}.`));
       continue;
     }
     merged = { ...merged, ...parseMergeDataText(read.text, where, problems) };
@@ -150,9 +157,12 @@ export function parseSetFlags(values: readonly string[], problems: Problems): Re
     const at = raw.indexOf('=');
     if (at <= 0) {
       problems.push(
-        at === 0
-          ? `--set '${raw}': the field name before '=' is empty.`
-          : `--set '${raw}': expected key=value, e.g. --set company="Analytical Engines".`,
+        usageProblem(
+          `--set '${raw}'`,
+          at === 0
+            ? "the field name before '=' is empty."
+            : 'expected key=value, e.g. --set company="Analytical Engines".',
+        ),
       );
       continue;
     }
@@ -169,7 +179,7 @@ export function parseExpiresInDays(
 ): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1) {
-    problems.push(`${where}: '${raw}' is not a positive whole number of days.`);
+    problems.push(usageProblem(where, `'${raw}' is not a positive whole number of days.`));
     return undefined;
   }
   return Number(raw);
@@ -188,21 +198,25 @@ const parseRequest = hotParser(CreateEnvelopeRequest);
 
 /**
  * Validates a request body with the wire schema. `names` maps wire paths to what the user wrote
- * (flag names for `create`, column or key names for `batch`).
+ * (flag names for `create`, column or key names for `batch`). `reported`: wire fields whose problem
+ * the caller found already (a template name that is not in force), which the schema leaves unsaid.
  */
 export function validateRequest(
   body: unknown,
   problems: Problems,
   names: Record<string, string> = FIELD_NAMES,
-  prefix = '',
+  reported: readonly string[] = [],
 ): CreateEnvelopeRequest | undefined {
   // The inputs in the issues: "is required" needs them. Only an invalid body pays for that.
   const parsed = parseRequest(body, { reportInput: true });
-  if (parsed.success) return withProtoField(body, parsed.data, problems, prefix);
+  if (parsed.success) return reported.length > 0 ? undefined : withProtoField(body, parsed.data, problems);
   for (const issue of parsed.error.issues) {
     const path = issuePath(issue);
-    const name = names[path] ?? (path.startsWith('merge_data.') ? `merge field '${path.slice(11)}'` : path);
-    problems.push(`${prefix}${name}: ${describeIssue(issue)}.`);
+    if (reported.includes(path)) continue;
+    const field = issue.path[0] === 'merge_data' && issue.path.length > 1 ? String(issue.path[1]) : undefined;
+    const name = names[path] ?? (field === undefined ? path : `merge field '${field}'`);
+    const problem = field === undefined ? usageProblem : inputProblem;
+    problems.push(problem(name, describeIssue(issue), field === undefined ? {} : { field }));
   }
   return undefined;
 }
@@ -215,13 +229,12 @@ function withProtoField(
   body: unknown,
   request: CreateEnvelopeRequest,
   problems: Problems,
-  prefix: string,
 ): CreateEnvelopeRequest | undefined {
   const given = isPlainObject(body) ? body.merge_data : undefined;
   if (!isPlainObject(given) || !Object.hasOwn(given, '__proto__')) return request;
   const value: unknown = Object.getOwnPropertyDescriptor(given, '__proto__')?.value;
   if (typeof value !== 'string') {
-    problems.push(`${prefix}merge field '__proto__': must be a string.`);
+    problems.push(inputProblem("merge field '__proto__'", 'must be a string', { field: '__proto__' }));
     return undefined;
   }
   const mergeData: Record<string, string> = {};
@@ -237,17 +250,19 @@ export function normalizeRequest(body: CreateEnvelopeRequest): CreateEnvelopeReq
   return templateId === body.template_id ? body : { ...body, template_id: templateId };
 }
 
-/** The merge data against the template's declared fields (none declared: nothing to check). */
+/**
+ * The merge data against the template's declared fields (none declared: nothing to check).
+ * `toBeAsked`: required fields the person will be asked for, not missing yet.
+ */
 export function checkTemplateFields(
   template: ResolvedTemplate | undefined,
   mergeData: Readonly<Record<string, string>>,
   problems: Problems,
+  toBeAsked: readonly string[] = [],
 ): void {
-  const check = checkMergeData(template?.fields, mergeData);
+  const found = checkMergeData(template?.fields, mergeData);
+  const check = found && { ...found, missing: found.missing.filter((name) => !toBeAsked.includes(name)) };
   if (!template?.fields || !hasFieldProblems(check)) return;
-  problems.push(
-    ...describeFieldCheck(check, { label: template.label ?? template.id, fields: template.fields }).map(
-      (problem) => `${problem}.`,
-    ),
-  );
+  const label = { label: template.label ?? template.id, fields: template.fields };
+  for (const message of describeFieldCheck(check, label)) problems.push(inputProblem('', message));
 }
