@@ -4,6 +4,7 @@
 // module's zod options schema, and only typed, checked options reach `run`.
 import { Argument, Command, Option } from 'commander';
 import type * as z from 'zod/mini';
+import { CI_OUTPUT_MODES } from './ci/github-actions.js';
 import type { CommandModule, CommandTree, CompleteWith } from './command-types.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
@@ -184,7 +185,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
       option(
         '--ci-output <mode>',
         'GitHub Actions outputs, masks and annotations (env ESIGN_CI; default auto: on when GITHUB_ACTIONS=true)',
-        ['auto', 'github', 'none'],
+        [...CI_OUTPUT_MODES],
       ),
     )
     .configureHelp({ showGlobalOptions: true })

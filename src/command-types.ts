@@ -11,7 +11,7 @@ export interface CommandModule<Options = never> {
 }
 
 /** What a command may learn about the command line beyond its own options (completion needs the tree). */
-export interface CommandMeta {
+interface CommandMeta {
   tree(): CommandTree;
 }
 

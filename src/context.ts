@@ -3,7 +3,6 @@
 import { fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { InterruptedError } from './errors.js';
-import type { TerminalDecision } from './io/terminal.js';
 import { redact } from './text/redact.js';
 import { CommandGuard } from './text/runner-commands.js';
 
@@ -56,6 +55,22 @@ export interface InputStream {
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** 0: no colour; 1: 16 colours; 2: 256; 3: truecolor. */
+export type ColorLevel = 0 | 1 | 2 | 3;
+export interface TerminalDecision {
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  /** 0: no colour; 1: 16 colours; 2: 256; 3: truecolor. */
+  readonly stdoutColor: ColorLevel;
+  readonly stderrColor: ColorLevel;
+  /** Spinners and live progress lines, drawn on stderr. */
+  readonly animations: boolean;
+  /** Columns of the terminal behind stdout, else stderr; undefined when neither is one. */
+  readonly width: number | undefined;
+  /** The terminal shows Unicode symbols; else its text is ASCII (io/theme.ts has the fallbacks). */
+  readonly unicode: boolean;
+}
 
 export interface Context {
   readonly stdout: OutputStream;

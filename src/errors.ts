@@ -161,7 +161,7 @@ export class OutputFailedError extends CliError {
 }
 
 /** "the reader closed the pipe (EPIPE)", "the disk is full (ENOSPC)", … */
-export function describeWriteError(error: NodeJS.ErrnoException): string {
+function describeWriteError(error: NodeJS.ErrnoException): string {
   const code = error.code ?? 'unknown error';
   if (code === 'EPIPE') return 'the reader closed the pipe (EPIPE)';
   if (code === 'ENOSPC') return 'the disk is full (ENOSPC)';

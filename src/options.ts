@@ -2,6 +2,7 @@
 // lists) and positional arguments by name; a command's zod schema turns them into typed, checked
 // options. These are the pieces those schemas are built from.
 import * as z from 'zod/mini';
+import { CI_OUTPUT_MODES } from './ci/github-actions.js';
 
 /** The global flags, accepted by every command (commander merges them in). */
 export const globalOptions = {
@@ -12,7 +13,7 @@ export const globalOptions = {
   verbose: z.optional(z.boolean()),
   json: z.optional(z.boolean()),
   /** GitHub Actions integration: auto (GITHUB_ACTIONS=true), github, none; over ESIGN_CI. */
-  ciOutput: z.optional(z.enum(['auto', 'github', 'none'], { error: 'must be auto, github or none' })),
+  ciOutput: z.optional(z.enum(CI_OUTPUT_MODES, { error: 'must be auto, github or none' })),
 };
 
 export const GlobalOptions = z.object(globalOptions);
@@ -54,3 +55,12 @@ export function share() {
 
 /** A repeatable flag: commander collects it into a list; absent is an empty list. */
 export const repeated = () => z._default(z.array(z.string()), []);
+
+/** The connection the global flags choose (--profile, --base-url, --timeout), as given. */
+export function connectionOf(options: {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  timeout?: string | undefined;
+}): { profile: string | undefined; baseUrl: string | undefined; timeout: string | undefined } {
+  return { profile: options.profile, baseUrl: options.baseUrl, timeout: options.timeout };
+}

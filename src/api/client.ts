@@ -6,7 +6,7 @@ import { HttpClient, type HttpResponse } from '../transport/http-client.js';
 import { type CreateOutcome, classifyAnswer, type ResponseContext } from './outcome.js';
 import type { CreateEnvelopeRequest } from './schemas.js';
 
-export const CREATE_ENVELOPE_PATH = '/native/envelopes/create';
+const CREATE_ENVELOPE_PATH = '/native/envelopes/create';
 
 export interface ApiClientOptions {
   baseUrl: string;

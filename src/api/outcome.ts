@@ -77,7 +77,7 @@ const MAX_API_MESSAGE = 500;
  * `<what> (<status>, request id <id>).` then, when the API gave a message, ` The API said: "<message>"`
  * (escaped, never re-punctuated).
  */
-export function apiErrorMessage(
+function apiErrorMessage(
   what: string,
   status: number,
   requestId: string | undefined,

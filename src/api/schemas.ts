@@ -35,15 +35,15 @@ export const EnvelopeStatus = z.enum(ENVELOPE_STATUSES, {
 
 export const EMAIL_PATTERN = z.regexes.email;
 
-export const SignatoryName = z.string({ error: 'must be a string' }).check(
+const SignatoryName = z.string({ error: 'must be a string' }).check(
   z.refine((s) => s.trim().length > 0, 'must not be empty'),
   z.maxLength(200, 'must be at most 200 characters'),
 );
-export const SignatoryEmail = z
+const SignatoryEmail = z
   .string({ error: 'must be a string' })
   .check(z.regex(EMAIL_PATTERN, 'must be an email address, like ada@example.com'));
 /** The spec types phone as a string; we accept what a phone number is written with. */
-export const SignatoryPhone = z.string({ error: 'must be a string' }).check(
+const SignatoryPhone = z.string({ error: 'must be a string' }).check(
   z.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number: digits, spaces and + ( ) - . only'),
   z.refine((s) => (s.match(/[0-9]/g)?.length ?? 0) >= 3, 'must have at least 3 digits'),
 );
@@ -55,11 +55,11 @@ export const Signatory = z.object({
 });
 
 export const MAX_EXPIRES_IN_DAYS = 365;
-export const ExpiresInDays = z
+const ExpiresInDays = z
   .number({ error: 'must be a number' })
   .check(z.refine(Number.isInteger, 'must be a whole number of days'), z.gte(1, 'must be at least 1'));
 
-export const MergeKey = z.string().check(z.minLength(1, 'merge field names must not be empty'));
+const MergeKey = z.string().check(z.minLength(1, 'merge field names must not be empty'));
 export const MergeData = z.record(MergeKey, z.string({ error: 'must be a string' }));
 
 /** Body of POST {base_url}/native/envelopes/create. */

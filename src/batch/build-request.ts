@@ -62,7 +62,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Merge data that does not fit a template's declared fields: the check, the template, and where each key came from. */
-export interface FieldMisfit {
+interface FieldMisfit {
   check: FieldCheck;
   template: TemplateLabel;
   originOf: (key: string) => KeyOrigin;

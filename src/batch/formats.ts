@@ -24,7 +24,7 @@ const byteOffset = () =>
   z.int({ error: 'must be a whole number' }).check(z.nonnegative('must be a whole number of at least 0'));
 
 /** The error of a failed (or unknown) record, as `--json` prints errors. */
-export const ResultError = z.looseObject({
+const ResultError = z.looseObject({
   code: z.string(),
   message: z.string(),
   /** HTTP status of the answer, or null when there was none. */

@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { isTornLine, readLines } from '../fs/lines.js';
 import { OUTCOME_UNKNOWN, parseResult } from './formats.js';
 
-export type PreviousState = 'created' | 'unknown' | 'failed';
+type PreviousState = 'created' | 'unknown' | 'failed';
 
 export interface PreviousRecord {
   state: PreviousState;

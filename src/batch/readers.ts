@@ -37,7 +37,7 @@ export async function* readJsonl(input: Readable): AsyncGenerator<RawItem[]> {
 }
 
 /** The columns of a CSV that are not merge fields. */
-export const RESERVED_COLUMNS = [
+const RESERVED_COLUMNS = [
   'template_id',
   'signatory_name',
   'signatory_email',

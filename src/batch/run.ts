@@ -33,7 +33,7 @@ import { type BatchCounts, MAX_REPORTED_RECORDS, type ReportedRecord } from './r
 import type { SpooledRecord } from './spool.js';
 
 /** A record ready to send: its input line, its fingerprint, its signatory's email and the validated JSON body. */
-export type BatchRecord = SpooledRecord;
+type BatchRecord = SpooledRecord;
 
 /** Where the results go: standard output, or the --output file. */
 export interface ResultSink {
@@ -52,9 +52,9 @@ export interface ResultSink {
 }
 
 /** What the batch needs of the API client: a send, and the classifier with the client's context. */
-export type BatchClient = Pick<ApiClient, 'sendCreate' | 'classify'>;
+type BatchClient = Pick<ApiClient, 'sendCreate' | 'classify'>;
 
-export interface BatchJournal {
+interface BatchJournal {
   /** Resolves once it is on disk that these records may be sent. */
   reserve(records: readonly BatchRecord[]): Promise<void>;
   /** Notes that the request for `record` is leaving: it may leave once this resolves, never if it rejects. */

@@ -59,7 +59,7 @@ export function createSpool(folder = tmpdir()): Spool {
   };
 }
 
-export class SpoolWriter {
+class SpoolWriter {
   #parts: string[] = [];
   #size = 0;
   #closed = false;

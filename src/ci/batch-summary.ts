@@ -20,9 +20,6 @@ import {
   warningAnnotation,
 } from './github-actions.js';
 
-// The report is the batch's own (src/batch/report.ts): one type for the stderr summary and this.
-export type { BatchReport, ReportedRecord } from '../batch/report.js';
-
 /** Rows of the failed/unknown table (of the report's records); the rest is counted and left to the results file. */
 export const MAX_SUMMARY_ROWS = 25;
 /** A message longer than this is cut in the table (the results file has it whole). */

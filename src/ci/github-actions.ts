@@ -11,7 +11,6 @@ import type { Env, OutputStream } from '../context.js';
 import { RUNNER_HASH_BRACKET } from '../text/runner-commands.js';
 
 export const CI_OUTPUT_MODES = ['auto', 'github', 'none'] as const;
-export type CiOutputMode = (typeof CI_OUTPUT_MODES)[number];
 
 /**
  * Whether to speak to GitHub Actions: `--ci-output` over ESIGN_CI; `auto` (the default) follows
@@ -30,7 +29,7 @@ export function escapeData(value: string): string {
 }
 
 /** A workflow-command property value: also : and , escaped. */
-export function escapeProperty(value: string): string {
+function escapeProperty(value: string): string {
   return escapeData(value).replaceAll(':', '%3A').replaceAll(',', '%2C');
 }
 

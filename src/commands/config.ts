@@ -15,7 +15,7 @@ import {
 } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { GlobalOptions, globalOptions } from '../options.js';
+import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
 
 export const KEYS = ['base_url'] as const;
 type Key = (typeof KEYS)[number];
@@ -39,7 +39,12 @@ type KeyOption = z.infer<typeof KeyOption>;
  */
 function target(options: GlobalOptions, ctx: Context, creates = false): { profile: string; dir: string } {
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-  return { profile: creates ? profileToChange(options, ctx) : storedProfileToChange(options, ctx), dir };
+  return {
+    profile: creates
+      ? profileToChange(connectionOf(options), ctx)
+      : storedProfileToChange(connectionOf(options), ctx),
+    dir,
+  };
 }
 
 /** `esign config get <key>`: the value on stdout; exit 1 when it is not set (as `git config` does). */

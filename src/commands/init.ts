@@ -14,7 +14,7 @@ import {
   NotAuthenticatedError,
   UsageError,
 } from '../errors.js';
-import { globalOptions } from '../options.js';
+import { connectionOf, globalOptions } from '../options.js';
 import { PROJECT_FILE_NAME } from '../project/project-file.js';
 import { entriesFromSandbox, SandboxTemplates, sandboxTemplatesUrl } from '../project/sandbox-templates.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
@@ -26,7 +26,7 @@ export const options = z.object({ ...globalOptions, force: z.optional(z.boolean(
 type InitOptions = z.infer<typeof options>;
 
 export async function run(flags: InitOptions, ctx: Context): Promise<number> {
-  const settings = loadSettings(flags, ctx);
+  const settings = loadSettings(connectionOf(flags), ctx);
   const target = join(ctx.cwd, PROJECT_FILE_NAME);
   if (existsSync(target) && !flags.force) {
     throw new UsageError(`${target} already exists; it was left as it is.`, {

@@ -7,7 +7,7 @@ import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { drawable, themeFor } from '../io/theme.js';
-import { globalOptions } from '../options.js';
+import { connectionOf, globalOptions } from '../options.js';
 
 const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
 
@@ -72,7 +72,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
       hint: 'A flag shows up in `ps` and in your shell history. Run `esign login` to paste it at a hidden prompt, or pipe it in: printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
     });
   }
-  const profile = profileToChange(options, ctx);
+  const profile = profileToChange(connectionOf(options), ctx);
   const baseUrl = options.baseUrl === undefined ? undefined : normalizeBaseUrl(options.baseUrl, '--base-url');
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   readConfigFile(dir); // a broken config file is reported before the user types a secret

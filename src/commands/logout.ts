@@ -5,7 +5,7 @@ import { configDir, configFilePath } from '../config/paths.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
-import { GlobalOptions } from '../options.js';
+import { connectionOf, GlobalOptions } from '../options.js';
 
 export const options = GlobalOptions;
 
@@ -38,7 +38,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
  */
 function profileToForget(options: z.infer<typeof GlobalOptions>, ctx: Context): string | undefined {
   try {
-    return storedProfileToChange(options, ctx);
+    return storedProfileToChange(connectionOf(options), ctx);
   } catch (error) {
     if (!(error instanceof CliError) || error.code !== 'usage' || !/does not exist/.test(error.message))
       throw error;

@@ -9,7 +9,7 @@ import { loadSettings } from '../config/connect.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { chooseTools } from '../mcp/tool-names.js';
-import { globalOptions } from '../options.js';
+import { connectionOf, globalOptions } from '../options.js';
 
 export const options = z.object({
   ...globalOptions,
@@ -21,7 +21,7 @@ type McpOptions = z.infer<typeof options>;
 export async function run(flags: McpOptions, ctx: Context): Promise<number> {
   const chosen = chooseTools(flags);
   // Read once: every call works with the settings the server started with.
-  const settings = loadSettings(flags, ctx);
+  const settings = loadSettings(connectionOf(flags), ctx);
   const [{ serveTools }, { TOOLS, callTool }, { templatesReport }, { statusReport }] = await Promise.all([
     import('../mcp/server.js'),
     import('../mcp/tools.js'),
@@ -30,7 +30,7 @@ export async function run(flags: McpOptions, ctx: Context): Promise<number> {
   ]);
   const deps = {
     settings,
-    flags,
+    verbose: flags.verbose === true,
     // What a tool (or a library) would write to stdout goes to stderr: stdout is the protocol's.
     ctx: { ...ctx, stdout: ctx.stderr },
     templates: () => templatesReport(settings),

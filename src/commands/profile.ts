@@ -14,7 +14,7 @@ import {
   warnIfReadableByOthers,
 } from '../config/store.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { GlobalOptions, globalOptions } from '../options.js';
+import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
 import { didYouMean } from '../text/suggest.js';
 
 /** `esign profile list`: every stored profile, its base URL and token (masked); the active one marked. */
@@ -22,7 +22,7 @@ export const list: CommandModule<GlobalOptions> = {
   options: GlobalOptions,
   async run(options, ctx) {
     const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-    const active = profileToChange(options, ctx);
+    const active = profileToChange(connectionOf(options), ctx);
     warnIfReadableByOthers(dir, ctx);
     const config = readConfigFile(dir);
     const profiles = profileNames(config).map((name) => {

@@ -6,7 +6,7 @@ import { describeSource, maskToken, type Settings } from '../config/settings.js'
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
-import { GlobalOptions } from '../options.js';
+import { connectionOf, GlobalOptions } from '../options.js';
 import { templateNamesFor } from '../project/templates.js';
 
 export const options = GlobalOptions;
@@ -32,7 +32,7 @@ export function statusReport(settings: Settings) {
 }
 
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
-  const settings = loadSettings(options, ctx);
+  const settings = loadSettings(connectionOf(options), ctx);
   const token = settings.token.value;
   const report = statusReport(settings);
   if (options.json) {

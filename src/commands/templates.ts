@@ -6,7 +6,7 @@ import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
-import { GlobalOptions } from '../options.js';
+import { connectionOf, GlobalOptions } from '../options.js';
 import { listTemplates, type TemplateListing, templateNamesFor } from '../project/templates.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -28,7 +28,7 @@ export function templatesReport(settings: Settings) {
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
   // Only the project file is read: the profile chooses its names, and need not be stored anywhere
   // (a CI job lists the names of `--profile production` with no config at all).
-  const settings = loadSettings(options, ctx, { profileMustExist: false });
+  const settings = loadSettings(connectionOf(options), ctx, { profileMustExist: false });
   const profile = settings.profile.value;
   const templates = templateNamesFor(settings.project, profile);
   const perProfile = settings.project?.content.profiles ?? {};

@@ -17,23 +17,22 @@ import {
 } from './settings.js';
 import { readConfigFile, warnIfReadableByOthers } from './store.js';
 
-export interface CommonOptions {
-  profile?: string;
-  baseUrl?: string;
-  timeout?: string;
-  verbose?: boolean;
-}
-
-export function globalFlags(options: CommonOptions): GlobalFlags {
-  return { profile: options.profile, baseUrl: options.baseUrl, timeout: options.timeout };
+/**
+ * What the command line chose for the connection (--profile, --base-url, --timeout, as given:
+ * each is checked where the settings are resolved, with the environment and the profile).
+ */
+export interface Connection {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  timeout?: string | undefined;
 }
 
 export function loadSettings(
-  options: CommonOptions,
+  connection: Connection,
   ctx: Context,
   resolveOptions: ResolveOptions = {},
 ): Settings {
-  const settings = resolveSettings(globalFlags(options), ctx, readConfigFile, resolveOptions);
+  const settings = resolveSettings(given(connection), ctx, readConfigFile, resolveOptions);
   if (settings.token.value) ctx.addSecret(settings.token.value);
   for (const notice of settings.notices) ctx.stderr.write(`${notice}\n`);
   warnIfReadableByOthers(settings.configDir, ctx);
@@ -45,8 +44,8 @@ export function loadSettings(
  * ESIGN_PROFILE, the project file's, or default. Such a command uses only the project file's
  * profile, so other problems in the file are warnings here.
  */
-export function profileToChange(options: CommonOptions, ctx: Context): string {
-  return chooseProfile(options, ctx).value;
+export function profileToChange(connection: Connection, ctx: Context): string {
+  return chooseProfile(connection, ctx).value;
 }
 
 /**
@@ -54,33 +53,35 @@ export function profileToChange(options: CommonOptions, ctx: Context): string {
  * unset and list): a profile named by a flag, ESIGN_PROFILE or the project file that is not in the
  * config, while others are, is a typo, told with "did you mean" (exit 2), as every other command does.
  */
-export function storedProfileToChange(options: CommonOptions, ctx: Context): string {
-  const profile = chooseProfile(options, ctx);
+export function storedProfileToChange(connection: Connection, ctx: Context): string {
+  const profile = chooseProfile(connection, ctx);
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   checkProfileExists(profile, readConfigFile(dir), configFilePath(dir));
   return profile.value;
 }
 
-function chooseProfile(options: CommonOptions, ctx: Context): Setting<string> {
+function chooseProfile(connection: Connection, ctx: Context): Setting<string> {
   const lookup = lookUpProjectFile(ctx.cwd, {
     env: ctx.env,
     uses: 'profile',
-    profileNamed: options.profile !== undefined || Boolean(ctx.env.ESIGN_PROFILE),
+    profileNamed: connection.profile !== undefined || Boolean(ctx.env.ESIGN_PROFILE),
   });
   for (const warning of lookup.warnings) ctx.stderr.write(`warning: ${warning}\n`);
-  return resolveProfileName(globalFlags(options), ctx.env, lookup.project);
+  return resolveProfileName(given(connection), ctx.env, lookup.project);
 }
 
-export function verboseTrace(options: CommonOptions, ctx: Context): ((line: string) => void) | undefined {
-  return options.verbose ? (line) => ctx.stderr.write(`${line}\n`) : undefined;
+function given(connection: Connection): GlobalFlags {
+  return { profile: connection.profile, baseUrl: connection.baseUrl, timeout: connection.timeout };
 }
 
-/** Resolves what a request needs (base URL, then token) and builds the client. */
+/**
+ * Resolves what a request needs (base URL, then token) and builds the client. `verbose`: each
+ * setting and where it came from, and each exchange, are traced on stderr.
+ */
 export async function connect(
   settings: Settings,
-  options: CommonOptions,
   ctx: Context,
-  extra: { connections?: number } = {},
+  { verbose = false, connections }: { verbose?: boolean | undefined; connections?: number } = {},
 ): Promise<ApiClient> {
   const baseUrl = requireBaseUrl(settings);
   const token = requireToken(settings);
@@ -89,7 +90,7 @@ export async function connect(
       `note: using the token from ESIGN_TOKEN; it overrides the token stored in profile '${settings.profile.value}'.\n`,
     );
   }
-  const trace = verboseTrace(options, ctx);
+  const trace = verbose ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
   if (trace) {
     trace(`profile: ${settings.profile.value} (${describeSource(settings.profile.source)})`);
     trace(`base URL: ${baseUrl} (${describeSource(settings.baseUrl.source)})`);
@@ -107,6 +108,6 @@ export async function connect(
     userAgent: `esign/${ctx.version}`,
     now: () => ctx.now(),
     trace,
-    ...extra,
+    ...(connections === undefined ? {} : { connections }),
   });
 }

@@ -50,7 +50,7 @@ export interface ResolveOptions {
   profileMustExist?: boolean;
 }
 
-export const DEFAULT_PROFILE = 'default';
+const DEFAULT_PROFILE = 'default';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const PROFILE_NAME_RULE =

@@ -37,7 +37,7 @@ const FIX_HINT = 'Fix the file by hand, or move it away to start afresh. esign n
  * empty config; a byte-order mark (PowerShell 5 writes one) is fine. A problem names the file, a
  * line and a column, and says what to do.
  */
-export function parseConfigText(text: string, path: string): ConfigFile {
+function parseConfigText(text: string, path: string): ConfigFile {
   if (text.trim() === '') return {}; // trim() removes a byte-order mark too
   // A file nested deeper than any config is refused before anything recursive (a key's position) meets it.
   const read = readBoundedJson(text, MAX_CONFIG_DEPTH);

@@ -36,10 +36,7 @@ function answer<T>(value: T, streams: PromptStreams): Exclude<T, symbol> {
 }
 
 /** The template: one of the names in force, or an id typed when there are none. */
-export async function askTemplate(
-  names: Readonly<Record<string, string>>,
-  streams: PromptStreams,
-): Promise<string> {
+async function askTemplate(names: Readonly<Record<string, string>>, streams: PromptStreams): Promise<string> {
   const entries = Object.entries(names);
   if (entries.length === 0) {
     return answer(
@@ -62,7 +59,7 @@ export async function askTemplate(
   );
 }
 
-export async function askName(streams: PromptStreams): Promise<string> {
+async function askName(streams: PromptStreams): Promise<string> {
   return answer(
     await text({
       ...streams,
@@ -73,7 +70,7 @@ export async function askName(streams: PromptStreams): Promise<string> {
   ).trim();
 }
 
-export async function askEmail(streams: PromptStreams): Promise<string> {
+async function askEmail(streams: PromptStreams): Promise<string> {
   return answer(
     await text({
       ...streams,
@@ -89,7 +86,7 @@ export async function askEmail(streams: PromptStreams): Promise<string> {
 }
 
 /** One required merge field: its description beside the name, its example as the placeholder. */
-export async function askField(field: AskedField, streams: PromptStreams): Promise<string> {
+async function askField(field: AskedField, streams: PromptStreams): Promise<string> {
   const about = field.description ? ` (${escapeControl(field.description)})` : '';
   return answer(
     await text({

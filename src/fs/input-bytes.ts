@@ -11,7 +11,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 export const MAX_INPUT_RECORD_BYTES = 64 * 1024 * 1024;
 
 /** "64 MiB", or "32 bytes" for a small limit. */
-export const describeSize = (bytes: number) =>
+const describeSize = (bytes: number) =>
   bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`;
 
 export const MAX_INPUT_RECORD_TEXT = describeSize(MAX_INPUT_RECORD_BYTES);
@@ -70,7 +70,7 @@ function countBreaks(bytes: Uint8Array, end: number, byte: number): number {
 const hex = (byte: number | undefined) => `0x${(byte ?? 0).toString(16).toUpperCase().padStart(2, '0')}`;
 
 /** "invalid UTF-8 (byte 0xE9 at byte offset 1234)": what is wrong at `offset` of `bytes`, `base` bytes in. */
-export function describeInvalidUtf8(bytes: Uint8Array, offset: number, base = 0): string {
+function describeInvalidUtf8(bytes: Uint8Array, offset: number, base = 0): string {
   return `not UTF-8 text: byte ${hex(bytes[offset])} at byte offset ${base + offset} is not valid UTF-8 (save the file as UTF-8, e.g. "CSV UTF-8" in a spreadsheet)`;
 }
 

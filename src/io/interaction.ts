@@ -5,7 +5,7 @@
 import type { Context } from '../context.js';
 import { inCi } from './terminal.js';
 
-export interface AskingFlags {
+export interface AskingChoice {
   noInput?: boolean | undefined;
   json?: boolean | undefined;
   quiet?: boolean | undefined;
@@ -19,10 +19,10 @@ function noInputFromEnv(value: string | undefined): boolean {
 }
 
 export function promptsAllowed(
-  flags: AskingFlags,
+  asking: AskingChoice,
   ctx: Pick<Context, 'stdin' | 'terminal' | 'env'>,
 ): boolean {
-  if (flags.noInput || flags.json || flags.quiet || flags.dryRun) return false;
+  if (asking.noInput || asking.json || asking.quiet || asking.dryRun) return false;
   if (noInputFromEnv(ctx.env.ESIGN_NO_INPUT) || inCi(ctx.env)) return false;
   return ctx.stdin.isTTY && ctx.terminal.stdoutIsTTY;
 }

@@ -71,7 +71,7 @@ function liveWidth(ctx: Context): number | undefined {
 }
 
 /** How often, at most, a plain progress line is written off a terminal. */
-export const PLAIN_PROGRESS_EVERY_MS = 10_000;
+const PLAIN_PROGRESS_EVERY_MS = 10_000;
 /** How often the time is looked at between records (a pause for the API settles none). */
 const PLAIN_TICK_MS = 1000;
 

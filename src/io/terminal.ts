@@ -3,24 +3,9 @@
 // the terminal shows Unicode symbols (✓, →, ·, the Braille spinner) or needs ASCII, and the
 // terminal's width. The context carries the decision; every spinner, progress line and renderer
 // asks it, and none looks at the environment or a stream's TTY-ness itself.
-import type { Env, OutputStream } from '../context.js';
+import type { ColorLevel, Env, OutputStream, TerminalDecision } from '../context.js';
 
-export type ColorLevel = 0 | 1 | 2 | 3;
 export type StreamName = 'stdout' | 'stderr';
-
-export interface TerminalDecision {
-  readonly stdoutIsTTY: boolean;
-  readonly stderrIsTTY: boolean;
-  /** 0: no colour; 1: 16 colours; 2: 256; 3: truecolor. */
-  readonly stdoutColor: ColorLevel;
-  readonly stderrColor: ColorLevel;
-  /** Spinners and live progress lines, drawn on stderr. */
-  readonly animations: boolean;
-  /** Columns of the terminal behind stdout, else stderr; undefined when neither is one. */
-  readonly width: number | undefined;
-  /** The terminal shows Unicode symbols; else its text is ASCII (io/theme.ts has the fallbacks). */
-  readonly unicode: boolean;
-}
 
 /**
  * Colour only where the stream is a terminal that can show it, never with NO_COLOR; FORCE_COLOR

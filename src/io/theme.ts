@@ -1,7 +1,8 @@
 // How text is drawn on the run's terminal, as decided once (io/terminal.ts): a chalk instance whose
 // colour level is the run's decision, never chalk's own, and the symbols the terminal can show.
 import { Chalk, type ChalkInstance } from 'chalk';
-import { colorOf, type StreamName, type TerminalDecision } from './terminal.js';
+import type { TerminalDecision } from '../context.js';
+import { colorOf, type StreamName } from './terminal.js';
 
 export { colorLevel, drawable } from './terminal.js';
 

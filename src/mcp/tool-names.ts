@@ -8,11 +8,7 @@ export const TOOL_NAMES = ['create_envelope', 'validate_envelope', 'list_templat
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** The tools that change nothing anywhere. */
-export const READ_ONLY_TOOLS: ReadonlySet<ToolName> = new Set([
-  'validate_envelope',
-  'list_templates',
-  'get_status',
-]);
+const READ_ONLY_TOOLS: ReadonlySet<ToolName> = new Set(['validate_envelope', 'list_templates', 'get_status']);
 
 const isToolName = (name: string): name is ToolName => (TOOL_NAMES as readonly string[]).includes(name);
 

@@ -7,7 +7,7 @@
 // that path. Nothing here loads the MCP SDK (src/mcp/server.ts does).
 import type * as z from 'zod/mini';
 import { CreateEnvelopeRequest, Envelope, Signatory } from '../api/schemas.js';
-import { type CommonOptions, connect } from '../config/connect.js';
+import { connect } from '../config/connect.js';
 import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { errorBody } from '../errors.js';
@@ -19,7 +19,8 @@ import type { ToolName } from './tool-names.js';
 /** What the tools work with: the settings read once at start, and a context whose stdout is stderr. */
 export interface ToolDeps {
   readonly settings: Settings;
-  readonly flags: CommonOptions;
+  /** Trace each setting and exchange on stderr (--verbose). */
+  readonly verbose: boolean;
   readonly ctx: Context;
   /** What `esign templates --json` prints. */
   templates(): unknown;
@@ -28,9 +29,9 @@ export interface ToolDeps {
 }
 
 /** A wire schema as JSON Schema. */
-export type JsonSchemaOf = (schema: z.ZodMiniType) => Record<string, unknown>;
+type JsonSchemaOf = (schema: z.ZodMiniType) => Record<string, unknown>;
 
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;
@@ -156,7 +157,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: Envelope,
     async run(args, deps) {
       const request = requestFor(args, deps);
-      const client = await connect(deps.settings, deps.flags, deps.ctx);
+      const client = await connect(deps.settings, deps.ctx, { verbose: deps.verbose });
       const { createEnvelope } = await import('../envelope/send.js');
       try {
         const envelope = await createEnvelope(client, request, deps.ctx);

@@ -90,7 +90,7 @@ function describeHelp(missing: readonly string[], fields: TemplateFields): strin
 export type KeyOrigin = { kind: 'column' } | { kind: 'merge field' } | { kind: 'flag'; flag: string };
 
 /** How many lines a batch message lists before "and N more". */
-export const LISTED_LINES = 10;
+const LISTED_LINES = 10;
 
 /**
  * A batch's field problems, gathered over every record and told once each: an unknown key (a CSV

@@ -128,7 +128,7 @@ function setAside(path: string, reason: string): string {
  * that name is the project file: a symbolic link that leads nowhere or loops, or a folder, is an
  * error naming it, never a reason to go on to a parent's file.
  */
-export function findProjectFile(cwd: string): string | undefined {
+function findProjectFile(cwd: string): string | undefined {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const candidate = join(dir, PROJECT_FILE_NAME);
     if (standsThere(candidate)) {
@@ -325,7 +325,7 @@ function protoTemplateNames(root: unknown, text: string): Problem[] {
 }
 
 /** The rule a template name breaks, for a name TEMPLATE_NAME refused (or one shaped like an id). */
-export function describeTemplateName(name: string): string {
+function describeTemplateName(name: string): string {
   const rule =
     'a template name is letters, digits and . _ -, starts with a letter or a digit, and has at most 64 characters';
   if (name === '') return `is an empty template name; ${rule}`;

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import type { TemplateEntry, TemplateFields } from './template-entry.js';
 
-export const SANDBOX_TEMPLATES_PATH = '/_sandbox/templates';
+const SANDBOX_TEMPLATES_PATH = '/_sandbox/templates';
 
 export const SandboxTemplates = z.object({
   organisation: z.string(),
@@ -25,7 +25,7 @@ export function sandboxTemplatesUrl(baseUrl: string): URL {
 }
 
 /** "Offer letter" → "offer-letter": a template name the project file accepts. */
-export function templateNameFor(title: string): string {
+function templateNameFor(title: string): string {
   const slug = title
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, '-')

@@ -55,7 +55,7 @@ export const TemplateFields = z.record(
 export type TemplateFields = z.infer<typeof TemplateFields>;
 
 /** `{"id": "<ULID>", "fields": {...}}`: a template that declares its fields. */
-export const TemplateObject = z.strictObject({
+const TemplateObject = z.strictObject({
   id: templateId,
   fields: z.optional(TemplateFields),
 });
@@ -76,8 +76,8 @@ export const TemplateEntries = z.record(
   TemplateEntry,
 );
 
-export const TEMPLATE_OBJECT_KEYS = ['id', 'fields'];
-export const TEMPLATE_FIELD_KEYS = ['required', 'description', 'example'];
+const TEMPLATE_OBJECT_KEYS = ['id', 'fields'];
+const TEMPLATE_FIELD_KEYS = ['required', 'description', 'example'];
 
 /**
  * The keys a strict object inside a template entry knows, for "did you mean": `path` is the

@@ -19,7 +19,7 @@ import { dirname } from 'node:path';
 import type { Env } from '../context.js';
 
 /** The owner and mode of a file or folder, as stat gives them. */
-export interface Owned {
+interface Owned {
   readonly uid: number;
   readonly mode: number;
 }
@@ -44,7 +44,7 @@ const OTHERS_WRITE = 0o002;
 const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
 
 /** git's ownership rule: the user's own, or as root, root's own or the sudo user's. */
-export function ownedByUser(uid: number, user: CurrentUser): boolean {
+function ownedByUser(uid: number, user: CurrentUser): boolean {
   if (uid === user.uid) return true;
   return user.uid === 0 && user.sudoUid !== undefined && uid === user.sudoUid;
 }

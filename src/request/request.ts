@@ -70,7 +70,7 @@ export function toMergeData(
 }
 
 /** Parses text as a JSON object of merge data. */
-export function parseMergeDataText(text: string, where: string, problems: Problems): Record<string, string> {
+function parseMergeDataText(text: string, where: string, problems: Problems): Record<string, string> {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
     problems.push(inputProblem(where, `invalid JSON at ${parsed.problem}.`));

@@ -15,13 +15,13 @@ import type { ReceivedRequest } from './runtime.js';
 export const DEFAULT_KEEP_REQUEST_BYTES = 16 * 1024 * 1024;
 
 /** Of a body sent without a usable token, this many bytes are kept. */
-export const UNAUTHENTICATED_BODY_BYTES = 1024;
+const UNAUTHENTICATED_BODY_BYTES = 1024;
 
 /** What an entry costs besides its texts: the object, its fields, the header object's slots. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
 /** About how many bytes `entry` holds: its texts (path, headers, body) and a fixed overhead. */
-export function requestSize(entry: ReceivedRequest): number {
+function requestSize(entry: ReceivedRequest): number {
   let size = ENTRY_OVERHEAD_BYTES + entry.method.length + entry.path.length + entry.body.length;
   for (const name in entry.headers) {
     const value = entry.headers[name];

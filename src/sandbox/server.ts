@@ -70,14 +70,14 @@ export interface SandboxOptions {
   compactAfterBytes?: number;
 }
 
-export interface SandboxTokenInfo {
+interface SandboxTokenInfo {
   name: string;
   /** The value, when known: seed tokens are; tokens made at run time are shown only when made. */
   token: string | null;
   revoked: boolean;
 }
 
-export interface SandboxOrganisationInfo {
+interface SandboxOrganisationInfo {
   name: string;
   /** The first active token whose value is known, or null. */
   token: string | null;

@@ -67,11 +67,6 @@ export function parseJsonText(text: string): { ok: true; value: unknown } | { ok
   return { ok: false, problem: `line ${read.at.line}, column ${read.at.column}: ${read.at.reason}` };
 }
 
-/** `path:line:column: reason`, the form editors and terminals turn into a link. */
-export function formatJsonProblem(path: string, at: JsonSyntaxProblem): string {
-  return `${path}:${at.line}:${at.column}: ${at.reason}`;
-}
-
 function unlocated(error: unknown): JsonSyntaxProblem {
   return { line: 1, column: 1, reason: error instanceof Error ? error.message : String(error) };
 }
@@ -307,10 +302,7 @@ function positionOf(node: Node): number {
  * deeper than `maxDepth`. One pass, no recursion: a file of 100,000 `[` is told where it goes too
  * deep before anything recursive (a key's position, a walk of the value) meets it.
  */
-export function findDeepNesting(
-  text: string,
-  maxDepth: number,
-): { line: number; column: number } | undefined {
+function findDeepNesting(text: string, maxDepth: number): { line: number; column: number } | undefined {
   const body = stripBom(text);
   let depth = 0;
   let inString = false;

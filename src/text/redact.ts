@@ -19,7 +19,7 @@
 
 export const REDACTED = '[redacted]';
 /** The shortest part of a secret that is masked on its own. */
-export const MIN_SLICE = 16;
+const MIN_SLICE = 16;
 const MIN_SECRET = 4;
 /** Blocks start every STRIDE characters; BLOCK + STRIDE - 1 = MIN_SLICE, so every slice holds one. */
 const STRIDE = 8;

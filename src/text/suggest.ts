@@ -1,7 +1,7 @@
 // "Did you mean …?": the closest of a few known names to what was typed, when it is close enough.
 
 /** Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short strings. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[][] = Array.from({ length: rows }, (_, i) =>

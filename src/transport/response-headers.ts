@@ -1,7 +1,7 @@
 // Which response headers esign reads, and the server's request id among them. undici hands the
 // headers over as raw name/value buffers: only the wanted ones are decoded, values as UTF-8.
 /** Where services put their id for a request, in the order esign prefers them. */
-export const REQUEST_ID_HEADERS = [
+const REQUEST_ID_HEADERS = [
   'x-request-id',
   'request-id',
   'x-amzn-requestid',
@@ -15,7 +15,7 @@ export const REQUEST_ID_HEADERS = [
 ] as const;
 
 /** The rate-limit headers (see src/api/rate-limit-headers.ts). */
-export const RATE_LIMIT_HEADERS = [
+const RATE_LIMIT_HEADERS = [
   'retry-after',
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
@@ -28,7 +28,7 @@ export const RATE_LIMIT_HEADERS = [
 ] as const;
 
 /** The response headers esign reads; decoding the rest would cost for nothing. */
-export const RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+const RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   ...RATE_LIMIT_HEADERS,
   ...REQUEST_ID_HEADERS,

@@ -1,6 +1,6 @@
 // A test context: buffered stdout/stderr with a settable TTY, scripted stdin, a temporary config
 // folder and an environment of the test's choosing. `runCli` runs the real entry point in-process.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -124,10 +124,6 @@ export async function runCli(
   const ctx = 'out' in options ? options : createTestContext(options);
   const code = await run(argv, ctx);
   return { code, stdout: ctx.out.text, stderr: ctx.err.text, ctx };
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
 }
 
 /** Asserts that a secret appears nowhere in what the CLI printed. */

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { BatchReport } from '../../src/batch/report.js';
 import { MAX_REPORTED_RECORDS } from '../../src/batch/report.js';
 import { stdoutSink } from '../../src/batch/sinks.js';
 import {
-  type BatchReport,
   batchOutputs,
   batchSummaryMarkdown,
   escapeMarkdownCell,

@@ -10,7 +10,7 @@ function deps(): ToolDeps {
   const ctx = createTestContext();
   return {
     settings: loadSettings({}, ctx),
-    flags: {},
+    verbose: false,
     ctx,
     templates: () => [{ name: 'offer-letter' }],
     status: () => ({}),

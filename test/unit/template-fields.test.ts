@@ -268,7 +268,7 @@ describe("esign mcp's validate_envelope checks the fields as create does", () =>
     const ctx = createTestContext({ cwd: dir });
     const deps: ToolDeps = {
       settings: loadSettings({}, ctx),
-      flags: {},
+      verbose: false,
       ctx,
       templates: () => [],
       status: () => ({}),

@@ -1,6 +1,7 @@
 // The run's one decision about its terminal (io/terminal.ts), as a table.
 import { describe, expect, it } from 'vitest';
-import { type ColorLevel, decideTerminal, drawable, unicodeWanted } from '../../src/io/terminal.js';
+import type { ColorLevel } from '../../src/context.js';
+import { decideTerminal, drawable, unicodeWanted } from '../../src/io/terminal.js';
 
 const tty = { isTTY: true, columns: 80 };
 const pipe = { isTTY: false, columns: undefined };

@@ -40,7 +40,7 @@ import { CliError, ExitCode, OutputFailedError, UsageError } from '../../errors.
 import { describeReadError } from '../../fs/files.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { startProgress } from '../../io/progress.js';
-import { fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
+import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
 import { problemSentence } from '../../problems.js';
 import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../../project/templates.js';
 import {
@@ -168,10 +168,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
       ? { path: realOutputPath(given, flags.output), shownAs: flags.output }
       : undefined;
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(
-    { profile: flags.profile, baseUrl: flags.baseUrl, timeout: flags.timeout, verbose: flags.verbose },
-    ctx,
-  );
+  const settings = loadSettings(connectionOf(flags), ctx);
   const fromProject = settings.project?.content.defaults;
   const defaults = await readDefaults(flags, settings, ctx);
   const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
@@ -424,12 +421,7 @@ interface Sent {
  */
 async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
   const { concurrency, output } = job;
-  const client = await connect(
-    job.settings,
-    { profile: job.next.profile, baseUrl: job.next.baseUrl, verbose: job.verbose },
-    ctx,
-    { connections: concurrency },
-  );
+  const client = await connect(job.settings, ctx, { verbose: job.verbose, connections: concurrency });
   const token = job.settings.token.value;
   const secrets = new Set(token ? [token] : []);
   const results = output

@@ -15,7 +15,7 @@ import { createdButNotWritten } from '../../envelope/created.js';
 import type { AskedField } from '../../envelope/interactive.js';
 import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
-import { globalOptions, repeated } from '../../options.js';
+import { connectionOf, globalOptions, repeated } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
 import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
 import {
@@ -66,7 +66,7 @@ const CREATE_FLAG_NAMES: InputNames = {
 export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(given, ctx);
+  const settings = loadSettings(connectionOf(given), ctx);
   const fromFiles = await readMergeDataFiles(given.data, ctx, problems);
   const walkThrough = problems.length === 0 && wantsWalkThrough(given, settings, fromFiles, ctx);
   const flags = walkThrough ? await askForMissing(given, settings, fromFiles, ctx) : given;
@@ -85,7 +85,7 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   }
   if (walkThrough && !flags.yes) await confirmRequest(request, flags.template, ctx);
 
-  const client = await connect(settings, flags, ctx);
+  const client = await connect(settings, ctx, { verbose: flags.verbose });
   const { createEnvelope } = await import('../../envelope/send.js');
   // -q and --json draw nothing on the way: neither the spinner nor chalk is loaded for them.
   const spinner =
@@ -154,7 +154,13 @@ function wantsWalkThrough(
   fromFiles: Readonly<Record<string, string>>,
   ctx: Context,
 ): boolean {
-  if (!promptsAllowed({ ...flags, noInput: flags.input === false }, ctx)) return false;
+  const asking = {
+    noInput: flags.input === false,
+    json: flags.json,
+    quiet: flags.quiet,
+    dryRun: flags.dryRun,
+  };
+  if (!promptsAllowed(asking, ctx)) return false;
   const missing =
     flags.template === undefined ||
     flags.name === undefined ||

@@ -71,10 +71,7 @@ function recordFlags(options: NextCommandOptions): string[] {
 }
 
 /** The words of the command, unquoted: `esign envelope batch … --resume`. */
-export function nextCommandWords(
-  options: NextCommandOptions,
-  steps: readonly NextStep[] = ['--resume'],
-): string[] {
+function nextCommandWords(options: NextCommandOptions, steps: readonly NextStep[] = ['--resume']): string[] {
   // A file named like a flag goes after `--`, where nothing is read as one.
   const dashed = options.file.startsWith('-') && options.file !== '-';
   return [

@@ -116,7 +116,7 @@ export class RateLimiter {
 }
 
 /** Whole seconds from now to the reset, rounded up (at least 1 when the reset is ahead). */
-export function secondsUntil(resetAtMs: number, nowMs: number): number {
+function secondsUntil(resetAtMs: number, nowMs: number): number {
   return Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000));
 }
 

@@ -16,7 +16,7 @@ export interface CheckedCreateRequest {
   expiresInDays: number;
 }
 
-export const DEFAULT_EXPIRES_IN_DAYS = 30;
+const DEFAULT_EXPIRES_IN_DAYS = 30;
 const REQUEST_FIELDS = new Set(['template_id', 'merge_data', 'signatory', 'expires_in_days']);
 const SIGNATORY_FIELDS = new Set(['name', 'email', 'phone']);
 

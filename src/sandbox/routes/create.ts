@@ -33,8 +33,8 @@ export const API_PREFIX = '/api/v1';
 export const CREATE_PATH = `${API_PREFIX}/native/envelopes/create`;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const UNAUTHENTICATED = { message: 'Unauthenticated.' } as const;
-export const FORBIDDEN = { message: 'Forbidden.' } as const;
+const UNAUTHENTICATED = { message: 'Unauthenticated.' } as const;
+const FORBIDDEN = { message: 'Forbidden.' } as const;
 
 export function sendUnauthenticated(res: ServerResponse): void {
   sendJson(res, 401, UNAUTHENTICATED, { 'www-authenticate': 'Bearer' });

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerR
 import { parseJsonText } from '../../text/json.js';
 
 /** Request bodies over 1 MiB are refused with 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export function sendJson(
   res: ServerResponse,
@@ -46,7 +46,7 @@ export function sendMethodNotAllowed(res: ServerResponse, method: string, path: 
 }
 
 /** application/json, or any application/<x>+json, with any parameters. */
-export function isJsonContentType(header: string | undefined): boolean {
+function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
   const type = header.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));

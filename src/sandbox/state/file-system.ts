@@ -4,7 +4,7 @@
 // (src/commands/sandbox.ts passes esign's) instead of being imported: the sandbox imports only the
 // wire schemas and the text helpers.
 
-export interface LockErrors {
+interface LockErrors {
   /** The lock is held by a running process. */
   busy(owner: number): Error;
   /** The lock file cannot be created (no such folder, not writable). */

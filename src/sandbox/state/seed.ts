@@ -22,7 +22,7 @@ export const MergeTagName = z.string({ error: 'must be a string' }).check(
 );
 
 /** Printable ASCII without spaces, so it fits an Authorization header as it is. */
-export const TokenValue = z
+const TokenValue = z
   .string({ error: 'must be a string' })
   .check(
     z.minLength(16, 'must be at least 16 characters'),
@@ -30,18 +30,18 @@ export const TokenValue = z
     z.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
   );
 
-export const SeedTemplate = z.strictObject({
+const SeedTemplate = z.strictObject({
   id: ulid(),
   name: name('a template name'),
   merge_tags: z.array(MergeTagName, { error: 'must be an array of merge tag names' }),
 });
 
-export const SeedToken = z.strictObject({
+const SeedToken = z.strictObject({
   name: name('a token name'),
   token: TokenValue,
 });
 
-export const SeedOrganisation = z.strictObject({
+const SeedOrganisation = z.strictObject({
   name: name('an organisation name'),
   tokens: z.array(SeedToken, { error: 'must be an array' }).check(z.minLength(1, 'needs at least one token')),
   templates: z.array(SeedTemplate, { error: 'must be an array' }),
@@ -53,7 +53,6 @@ export const Seed = z.strictObject({
     .check(z.minLength(1, 'needs at least one organisation')),
 });
 export type Seed = z.infer<typeof Seed>;
-export type SeedOrganisation = z.infer<typeof SeedOrganisation>;
 
 function template(id: string, templateName: string, mergeTags: string[]) {
   return { id, name: templateName, merge_tags: mergeTags };

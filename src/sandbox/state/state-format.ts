@@ -7,8 +7,8 @@ import { describeIssues } from '../../text/issues.js';
 import { MergeTagName } from './seed.js';
 import type { Change, EnvelopeRecord, Organisation } from './store.js';
 
-export const STATE_FORMAT = 'esign-sandbox-state';
-export const STATE_VERSION = 1;
+const STATE_FORMAT = 'esign-sandbox-state';
+const STATE_VERSION = 1;
 
 const timestamp = () => z.iso.datetime({ error: 'must be an ISO 8601 UTC timestamp' });
 const text = () => z.string().check(z.minLength(1, 'must not be empty'));
@@ -86,7 +86,7 @@ export function describeFirstIssues(
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One envelope as JSON, built by hand from its compact details: no parse, no nested objects. */
-export function envelopeJson(envelope: EnvelopeRecord): string {
+function envelopeJson(envelope: EnvelopeRecord): string {
   return `{"id":"${envelope.id}","template_id":"${envelope.template.id}","status":"${envelope.status}","created_at":"${iso(envelope.createdAt)}","expires_at":"${iso(envelope.expiresAt)}",${envelope.details.slice(1)}`;
 }
 

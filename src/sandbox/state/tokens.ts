@@ -12,7 +12,7 @@ export function sameDigest(a: Buffer, b: Buffer): boolean {
 }
 
 /** A lower-case slug of an organisation's name, for token prefixes: "Acme Corp" -> "acme_corp". */
-export function slugOf(name: string): string {
+function slugOf(name: string): string {
   return (
     name
       .toLowerCase()
