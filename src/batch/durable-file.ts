@@ -38,16 +38,27 @@ export class DurableAppender<Tag = string> {
   /** Those waiting for the gathered texts to be written (not synced). */
   #writeWaiters: { done: () => void; fail: (error: unknown) => void }[] = [];
 
-  private constructor(
-    private readonly fd: number,
-    readonly path: string,
-    size: number,
-    private readonly syncEveryMs: number,
-    private readonly gather: boolean,
-    private readonly behind: DurableAppender<unknown> | undefined,
-  ) {
-    this.#end = size;
-    this.#synced = size;
+  private readonly fd: number;
+  readonly path: string;
+  private readonly syncEveryMs: number;
+  private readonly gather: boolean;
+  private readonly behind: DurableAppender<unknown> | undefined;
+
+  private constructor(file: {
+    fd: number;
+    path: string;
+    size: number;
+    syncEveryMs: number;
+    gather: boolean;
+    behind: DurableAppender<unknown> | undefined;
+  }) {
+    this.fd = file.fd;
+    this.path = file.path;
+    this.syncEveryMs = file.syncEveryMs;
+    this.gather = file.gather;
+    this.behind = file.behind;
+    this.#end = file.size;
+    this.#synced = file.size;
   }
 
   /**
@@ -77,7 +88,7 @@ export class DurableAppender<Tag = string> {
     if (truncate) fchmodSync(fd, mode); // a file that was there keeps its mode otherwise
     const size = fstatSync(fd).size;
     if (size === 0) syncFolder(dirname(path));
-    return new DurableAppender<Tag>(fd, path, size, syncEveryMs, gather, behind);
+    return new DurableAppender<Tag>({ fd, path, size, syncEveryMs, gather, behind });
   }
 
   /** True once a write or sync failed: what was appended since may not be on disk. */

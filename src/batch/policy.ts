@@ -79,8 +79,7 @@ export function nextStep(
   outcome: CreateOutcome,
   state: RecordState,
   bounds: RetryBounds,
-  now: number,
-  pauseMs?: number,
+  { now, pauseMs }: { now: number; pauseMs?: number | undefined },
 ): NextStep {
   switch (outcome.kind) {
     case 'created':
@@ -90,7 +89,7 @@ export function nextStep(
     case 'rejected':
       return outcome.error instanceof NotAuthenticatedError ? STOP : STORE_FAILED;
     case 'retry':
-      return retryStep(outcome, state, bounds, now, pauseMs);
+      return retryStep(outcome, state, bounds, { now, pauseMs });
   }
 }
 
@@ -98,8 +97,7 @@ function retryStep(
   outcome: Extract<CreateOutcome, { kind: 'retry' }>,
   state: RecordState,
   bounds: RetryBounds,
-  now: number,
-  pauseMs: number | undefined,
+  { now, pauseMs }: { now: number; pauseMs: number | undefined },
 ): NextStep {
   const rateLimited = outcome.why === 'rate_limited';
   const used = rateLimited ? state.rateLimited >= bounds.maxRateLimited : state.attempts >= bounds.maxRetries;

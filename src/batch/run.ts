@@ -350,13 +350,13 @@ class BatchRun {
       }
       if (outcome === ABANDONED) return ABANDONED;
       const now = this.#clock();
-      const step = nextStep(outcome, state, this.#bounds, now, state.pauseMs);
+      const step = nextStep(outcome, state, this.#bounds, { now, pauseMs: state.pauseMs });
       if (step.kind !== 'retry') {
         // A record's last answer, not each retried one, counts toward a stop for the same failure.
         return this.#result(outcome, step, state.answered);
       }
       // The policy retries only an outcome that is a retry.
-      const waited = await this.#wait(record, outcome as RetryOutcome, step, state, deadline);
+      const waited = await this.#wait(record, { outcome: outcome as RetryOutcome, step }, state, deadline);
       if (waited !== true) return waited;
     }
   }
@@ -427,8 +427,7 @@ class BatchRun {
    */
   async #wait(
     record: BatchRecord,
-    outcome: RetryOutcome,
-    step: Extract<NextStep, { kind: 'retry' }>,
+    { outcome, step }: { outcome: RetryOutcome; step: Extract<NextStep, { kind: 'retry' }> },
     state: WorkerState,
     deadline: number,
   ): Promise<true | RecordResult | Abandoned> {

@@ -13,14 +13,12 @@ export function createdEnvelopeText(envelope: Pick<Envelope, 'envelope_id' | 'si
 /**
  * The envelope was created but `what` could not be written (a closed pipe, a full disk): exit 9,
  * the envelope named in the details (stderr, or the `--json` error object), and the hint says not
- * to create it again. `missing`: what the user lacks, in a few words.
+ * to create it again. `missing`: what the user lacks, in a few words; `more`: further details.
  */
 export function createdButNotWritten(
   error: NodeJS.ErrnoException,
-  what: string,
   envelope: Pick<Envelope, 'envelope_id' | 'signing_url'>,
-  missing: string,
-  more: string[] = [],
+  { what, missing, more = [] }: { what: string; missing: string; more?: string[] },
 ): OutputFailedError {
   return new OutputFailedError(error, what, {
     details: [createdEnvelopeText(envelope), ...more],

@@ -27,7 +27,7 @@ export async function createEnvelope(
     } catch (error) {
       outcome = classifyFailure(error);
     }
-    const step = nextStep(outcome, state, CREATE_BOUNDS, ctx.now().getTime());
+    const step = nextStep(outcome, state, CREATE_BOUNDS, { now: ctx.now().getTime() });
     if (outcome.kind === 'created') return outcome.envelope;
     if (step.kind !== 'retry') throw outcome.error;
     countRetry(state, step);

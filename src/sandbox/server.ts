@@ -302,7 +302,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       entry &&
       ((text: string, authenticated: boolean) =>
         keepRequestBody(sandbox.requests, entry, text, authenticated));
-    return handleCreate(req, res, sandbox, shot, keepBody);
+    return handleCreate(req, res, sandbox, { shot, onBody: keepBody });
   };
 
   const route = async (

@@ -295,7 +295,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   fail(error: unknown): void {
     if (this.#settle()) return;
     const { url, signal, requestId, proxy } = this.#exchange;
-    this.#reject(classifyNetworkError(error, url, signal, this.#writing, requestId, proxy));
+    this.#reject(classifyNetworkError(error, url, { signal, writing: this.#writing, requestId, proxy }));
   }
 
   /** Marks the request settled; true when it already was. */

@@ -70,11 +70,15 @@ function errorCode(error: unknown): string | undefined {
 export function classifyNetworkError(
   error: unknown,
   url: URL,
-  signal?: AbortSignal,
-  writing = false,
-  requestId?: string,
-  proxy?: ProxyChoice,
+  exchange: {
+    signal?: AbortSignal | undefined;
+    /** The request was announced (it may have left). */
+    writing?: boolean;
+    requestId?: string | undefined;
+    proxy?: ProxyChoice | undefined;
+  } = {},
 ): Error {
+  const { signal, writing = false, requestId, proxy } = exchange;
   if (signal?.aborted)
     return new InterruptedError(
       writing

@@ -261,7 +261,7 @@ const rows: Row[] = [
 
 describe('nextStep: outcome × state × bounds → what happens to the record', () => {
   it.each(rows)('%s', (_name, outcome, recordState, bounds, now, pauseMs, expected) => {
-    expect(nextStep(outcome, recordState, bounds, now, pauseMs)).toEqual(expected);
+    expect(nextStep(outcome, recordState, bounds, { now, pauseMs })).toEqual(expected);
   });
 
   it('counts a retry where the step says: an attempt, or rate waiting', () => {
@@ -277,7 +277,7 @@ describe('nextStep: outcome × state × bounds → what happens to the record', 
     let now = 0;
     let steps = 0;
     for (;;) {
-      const step = nextStep(retry('rate_limited', 0), record, BATCH, now, 1000);
+      const step = nextStep(retry('rate_limited', 0), record, BATCH, { now, pauseMs: 1000 });
       if (step.kind !== 'retry') {
         expect(step).toEqual({ kind: 'expired', waitedMs: 60_000, leftMs: 1000 });
         break;

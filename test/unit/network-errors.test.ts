@@ -31,7 +31,7 @@ describe('classifyNetworkError: may the request have reached the server?', () =>
       'ERR_SSL_DECRYPTION_FAILED',
       'UND_ERR_SOCKET',
     ]) {
-      const error = classifyNetworkError(failure(code), url, undefined, true) as NetworkError;
+      const error = classifyNetworkError(failure(code), url, { writing: true }) as NetworkError;
       expect(error.sent).toBe(true);
       expect(error.code).toBe('outcome_unknown');
       expect(error.hint).toContain('may have been created');
@@ -39,18 +39,15 @@ describe('classifyNetworkError: may the request have reached the server?', () =>
   });
 
   it('a timeout waiting for the answer is unknown; an interrupt is an interrupt', () => {
-    const timeout = classifyNetworkError(
-      failure('UND_ERR_HEADERS_TIMEOUT'),
-      url,
-      undefined,
-      true,
-    ) as NetworkError;
+    const timeout = classifyNetworkError(failure('UND_ERR_HEADERS_TIMEOUT'), url, {
+      writing: true,
+    }) as NetworkError;
     expect(timeout.message).toContain('did not answer in time');
     const controller = new AbortController();
     controller.abort();
-    expect(classifyNetworkError(failure('UND_ERR_ABORTED'), url, controller.signal)).toBeInstanceOf(
-      InterruptedError,
-    );
+    expect(
+      classifyNetworkError(failure('UND_ERR_ABORTED'), url, { signal: controller.signal }),
+    ).toBeInstanceOf(InterruptedError);
   });
 });
 

@@ -141,22 +141,28 @@ describe('quota', () => {
     quota.sent(T, 1);
     quota.learn(T + 10, { limit: 10, remaining: 4, resetAt: T + 1000 }, 1, known);
     // 4 left, 990 ms to the reset, from a send due at T + 10: one every 198 ms.
-    expect(quota.due(T + 10, Number.NEGATIVE_INFINITY, T + 10, 0, 0)).toBeCloseTo(T + 10 + 990 / 5, 6);
+    expect(
+      quota.due(T + 10, { due: Number.NEGATIVE_INFINITY, last: T + 10, paced: 0, inFlight: 0 }),
+    ).toBeCloseTo(T + 10 + 990 / 5, 6);
   });
 
   it('none left: the next send waits for the window to end, and past it for an answer while the limit is in flight', () => {
     const quota = new Quota();
     quota.sent(T, 1);
     quota.learn(T + 10, { limit: 1, remaining: 0, resetAt: T + 1000 }, 1, known);
-    expect(quota.due(T + 10, Number.NEGATIVE_INFINITY, T, 0, 0)).toBe(T + 1000 + RESET_MARGIN_MS);
-    expect(quota.due(T + 1100, Number.NEGATIVE_INFINITY, T, 0, 1)).toBe(Number.POSITIVE_INFINITY);
+    expect(quota.due(T + 10, { due: Number.NEGATIVE_INFINITY, last: T, paced: 0, inFlight: 0 })).toBe(
+      T + 1000 + RESET_MARGIN_MS,
+    );
+    expect(quota.due(T + 1100, { due: Number.NEGATIVE_INFINITY, last: T, paced: 0, inFlight: 1 })).toBe(
+      Number.POSITIVE_INFINITY,
+    );
   });
 
   it('a limit of zero spaces nothing by it (no division by zero)', () => {
     const quota = new Quota();
     quota.sent(T, 1);
     quota.learn(T + 10, { limit: 0, windowMs: 1000 }, 1, known);
-    expect(quota.due(T + 10, T, T, 0, 0)).toBe(T);
+    expect(quota.due(T + 10, { due: T, last: T, paced: 0, inFlight: 0 })).toBe(T);
   });
 });
 

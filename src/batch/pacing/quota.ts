@@ -75,7 +75,12 @@ export class Quota {
    * (when the latest send was due) and `paced` (the adaptive spacing after it); infinity while a
    * window not read yet may all be spent by the requests in flight.
    */
-  due(now: number, due: number, last: number | undefined, paced: number, inFlight: number): number {
+  due(
+    now: number,
+    others: { due: number; last: number | undefined; paced: number; inFlight: number },
+  ): number {
+    const { last, paced, inFlight } = others;
+    let { due } = others;
     const end = this.#windowEnd();
     if (this.#remaining !== undefined && end !== undefined && Math.max(now, due) < end.at) {
       // Within the window the headers told of: what is left of its quota, spread so that the last

@@ -111,7 +111,7 @@ export class RateLimiter {
     if (this.#lastSentAt !== undefined) due = Math.max(due, this.#lastSentAt + this.#ceilingInterval);
     const last = this.#lastDueAt;
     const paced = last === undefined ? 0 : this.#adaptive.spacing(last);
-    return this.#quota.due(now, due, last, paced, this.#inFlight);
+    return this.#quota.due(now, { due, last, paced, inFlight: this.#inFlight });
   }
 
   /** A request leaves now. Returns its number, for `answered`. */

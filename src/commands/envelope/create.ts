@@ -132,14 +132,12 @@ async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): 
   await ctx.stdout.flushed?.();
   const failure = ctx.stdout.failure?.();
   if (failure) {
-    throw createdButNotWritten(
-      failure,
-      'standard output',
-      envelope,
+    throw createdButNotWritten(failure, envelope, {
+      what: 'standard output',
       // Under --json stderr is one object: the envelope is in its details, not on a line above.
-      `its id and signing URL never reached standard output, and are ${flags.json ? "in this error's details" : 'above'}`,
-      outputsFailed ? [`${outputsFailed.message} (the step outputs are missing too)`] : [],
-    );
+      missing: `its id and signing URL never reached standard output, and are ${flags.json ? "in this error's details" : 'above'}`,
+      more: outputsFailed ? [`${outputsFailed.message} (the step outputs are missing too)`] : [],
+    });
   }
   if (outputsFailed) throw outputsFailed;
 }
@@ -287,11 +285,9 @@ function writeStepOutputs(envelope: Envelope, ctx: Context): void {
       }),
     );
   } catch (error) {
-    throw createdButNotWritten(
-      error as NodeJS.ErrnoException,
-      `$GITHUB_OUTPUT (${output})`,
-      envelope,
-      'only the step outputs are missing',
-    );
+    throw createdButNotWritten(error as NodeJS.ErrnoException, envelope, {
+      what: `$GITHUB_OUTPUT (${output})`,
+      missing: 'only the step outputs are missing',
+    });
   }
 }

@@ -65,12 +65,10 @@ export function applyRateLimit(
 
 function sendForced(
   res: ServerResponse,
-  kind: '503' | '429' | '500',
-  source: FaultShot['source'],
-  limiter: RateLimiter | null,
-  token: ApiToken | undefined,
-  now: number,
+  { kind, source }: { kind: '503' | '429' | '500'; source: FaultShot['source'] },
+  rate: { limiter: RateLimiter | null; token: ApiToken | undefined; now: number },
 ): void {
+  const { limiter, token, now } = rate;
   const why = `the sandbox failed this request on purpose (${source})`;
   if (kind === '500') {
     sendJson(res, 500, { message: `Server Error: ${why}.` });
@@ -105,9 +103,7 @@ async function admit(
   req: IncomingMessage,
   res: ServerResponse,
   sandbox: SandboxRuntime,
-  shot: FaultShot | undefined,
-  fate: Fate,
-  onBody: BodyRecorder | undefined,
+  { shot, fate, onBody }: { shot: FaultShot | undefined; fate: Fate; onBody: BodyRecorder | undefined },
 ): Promise<ApiToken | undefined> {
   const { store, faults } = sandbox;
   const presented = bearerToken(req.headers.authorization);
@@ -126,7 +122,7 @@ async function admit(
   if (shot && (kind === '503' || kind === '429' || kind === '500')) {
     await recordBody();
     if (limiter && kind !== '429') applyRateLimit(res, limiter, limiter.peek(token, now), now);
-    sendForced(res, kind, shot.source, limiter, token, now);
+    sendForced(res, { kind, source: shot.source }, { limiter, token, now });
     return undefined;
   }
   if (fate.fail) {
@@ -205,11 +201,10 @@ export async function handleCreate(
   req: IncomingMessage,
   res: ServerResponse,
   sandbox: SandboxRuntime,
-  shot?: FaultShot,
-  onBody?: BodyRecorder,
+  { shot, onBody }: { shot?: FaultShot | undefined; onBody?: BodyRecorder | undefined } = {},
 ): Promise<void> {
   const fate = sandbox.faults.rollFate();
-  const token = await admit(req, res, sandbox, shot, fate, onBody);
+  const token = await admit(req, res, sandbox, { shot, fate, onBody });
   if (!token) return;
   const body = await readJsonBody(req, res, onBody && ((text) => onBody(text, true)));
   if (!body.ok) return;

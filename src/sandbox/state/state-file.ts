@@ -219,14 +219,21 @@ export class StateFile {
   #failure: SandboxError | undefined;
   #closing: Promise<void> | undefined;
 
+  readonly path: string;
+  readonly store: SandboxStore;
+  /** True when the data came from an existing state file. */
+  readonly restored: boolean;
+  readonly fingerprint: string;
+
   private constructor(
-    readonly path: string,
-    readonly store: SandboxStore,
-    /** True when the data came from an existing state file. */
-    readonly restored: boolean,
-    readonly fingerprint: string,
+    loaded: { path: string; store: SandboxStore; restored: boolean; fingerprint: string },
     options: OpenStateOptions,
   ) {
+    const { path } = loaded;
+    this.path = path;
+    this.store = loaded.store;
+    this.restored = loaded.restored;
+    this.fingerprint = loaded.fingerprint;
     this.journalPath = `${path}.journal`;
     this.lockPath = `${path}.lock`;
     this.#compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
@@ -269,13 +276,8 @@ export class StateFile {
       if (journalText !== undefined && journalText !== '') {
         throw corrupt(`Found the journal ${journalPath} but not the state file ${path} it belongs to.`);
       }
-      return new StateFile(
-        path,
-        SandboxStore.fromSeed(options.seed, options.now),
-        false,
-        fingerprint,
-        options,
-      );
+      const store = SandboxStore.fromSeed(options.seed, options.now);
+      return new StateFile({ path, store, restored: false, fingerprint }, options);
     }
     const snapshot = parseSnapshot(path, snapshotText);
     if (options.seedIsExplicit && snapshot.seed_fingerprint !== fingerprint) {
@@ -291,7 +293,7 @@ export class StateFile {
     const records =
       journalText === undefined ? [] : parseJournal(journalPath, journalText, snapshot.seq, options.warn);
     const store = restoreStore(snapshot, records, path, journalPath);
-    return new StateFile(path, store, true, snapshot.seed_fingerprint, options);
+    return new StateFile({ path, store, restored: true, fingerprint: snapshot.seed_fingerprint }, options);
   }
 
   /** Folds everything into a fresh snapshot, empties the journal and journals every later change. */
