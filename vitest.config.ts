@@ -29,7 +29,13 @@ export default defineConfig({
       // 2 cores, measured). Each file still gets fresh module state where it matters (OWN_PROCESS).
       {
         extends: true,
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_PROCESS, isolate: false },
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          // The input limits (hundreds of MiB through the binary) run apart: `npm run test:limits`.
+          exclude: [...OWN_PROCESS, 'test/limits/**'],
+          isolate: false,
+        },
       },
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
     ],
