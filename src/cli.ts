@@ -559,9 +559,21 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   program
     .command('mcp')
     .description('Serve esign to assistants: a Model Context Protocol server on stdin and stdout')
+    .addOption(
+      option(
+        '--confirm <when>',
+        'Whether a person confirms each envelope through the client before it is sent: ask (default; with a client that cannot ask, nothing is sent) or never (env ESIGN_MCP_CONFIRM)',
+        ['ask', 'never'],
+      ),
+    )
+    .option(
+      '--allow-domain <domain>',
+      'Send only to signatories at this email domain (*.example.com: and its subdomains); repeatable (env ESIGN_MCP_ALLOW_DOMAINS, comma-separated)',
+      collect,
+    )
     .option(
       '--read-only',
-      'List only the tools that send nothing (validate_envelope, list_templates, get_status)',
+      'List only the tools that send nothing (validate_envelope, list_templates, get_status) (env ESIGN_MCP_READ_ONLY=true)',
     )
     .option(
       '--tools <names>',
@@ -570,12 +582,20 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText(
       'after',
       examples([
-        '# Started by an MCP client, not by hand; register it with one, e.g. Claude Code:',
-        'claude mcp add esign -- esign mcp --profile production',
+        '# Started by an MCP client, not by hand; register it with one (never the token: it reads the profile):',
+        'claude mcp add esign -- esign mcp --profile production --allow-domain example.com',
         '# An assistant that may check envelopes but never send one:',
         'esign mcp --read-only',
+        '# An agent trusted to send without a person confirming each envelope:',
+        'esign mcp --confirm never --allow-domain example.com',
         '# Rehearse against the sandbox (ESIGN_TOKEN from `esign sandbox`):',
         'ESIGN_BASE_URL=http://127.0.0.1:4010/api/v1 esign mcp',
+        '',
+        '# It serves the tools create_envelope, validate_envelope, list_templates and get_status, the',
+        '# templates in force as resources (esign://templates, esign://templates/{name}), and the',
+        '# prompt send_envelope. create_envelope shows the person what will be sent and sends only on',
+        '# their yes; with a client that cannot ask (no elicitation), it sends nothing unless the',
+        '# server was started with --confirm never.',
       ]),
     )
     .action(action(() => import('./commands/mcp.js')));

@@ -2,7 +2,8 @@
 // or the arguments of an assistant's tool call (`esign mcp`). The template is resolved against the
 // names in force, the project's default expiry applied, every problem collected and checked against
 // the API's own request schema, and all of them reported in one error. Only the names differ: each
-// caller's problems name what that caller wrote (`--email`, or `signatory.email`).
+// caller's problems name what that caller wrote (`--email`, or `signatory.email`). A caller may add
+// rules of its own (`esign mcp --allow-domain`): they are checked here too, with the rest.
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import type { Settings } from '../config/settings.js';
 import { type CliError, InputError, UsageError } from '../errors.js';
@@ -13,6 +14,12 @@ import {
   UNRESOLVED_TEMPLATE_ID,
 } from '../project/templates.js';
 import { checkTemplateFields, normalizeRequest, type Problems, validateRequest } from './request.js';
+import {
+  type AllowedDomain,
+  describeAllowedDomain,
+  emailDomain,
+  isAllowedEmail,
+} from './signatory-domains.js';
 
 /** What a caller asks for, before it is checked. */
 export interface CreateDraft {
@@ -33,12 +40,19 @@ export interface InputNames {
   readonly hint: string;
 }
 
+/** What a caller allows beyond the API's own rules. */
+export interface RequestRules {
+  /** The signatory's email must be at one of these domains (none given: any). */
+  readonly allowedDomains?: readonly AllowedDomain[];
+}
+
 /** The request the draft makes, ready to send; every problem found (with those already in `problems`) is thrown as one error. */
 export function buildCreateRequest(
   draft: CreateDraft,
   settings: Settings,
   problems: Problems,
   names: InputNames,
+  rules: RequestRules = {},
 ): CreateEnvelopeRequest {
   const expiresInDays = draft.expiresInDays ?? settings.project?.content.defaults?.expires_in_days;
   const template = templateOf(draft.template, settings, names.fields.template_id ?? 'template_id', problems);
@@ -51,8 +65,29 @@ export function buildCreateRequest(
   const request = validateRequest(body, problems, names.fields);
   // The merge data against the template's declared fields, when the project file declares them.
   checkTemplateFields(template, draft.mergeData, problems);
+  checkSignatoryDomain(draft.signatory, rules, names, problems);
   if (problems.length > 0 || !request) throw inputProblemsError(problems, names);
   return normalizeRequest(request);
+}
+
+/**
+ * The signatory's address against the allowed domains, when the caller set any: told with the other
+ * problems, unless the address itself is already one.
+ */
+function checkSignatoryDomain(
+  signatory: unknown,
+  rules: RequestRules,
+  names: InputNames,
+  problems: Problems,
+): void {
+  const allowed = rules.allowedDomains ?? [];
+  const email = (signatory as { email?: unknown } | undefined)?.email;
+  if (allowed.length === 0 || typeof email !== 'string') return;
+  const where = names.fields['signatory.email'] ?? 'signatory.email';
+  if (problems.some((problem) => problem.startsWith(`${where}:`)) || isAllowedEmail(email, allowed)) return;
+  problems.push(
+    `${where}: ${emailDomain(email)} is not a domain this sender may send to (allowed: ${allowed.map(describeAllowedDomain).join(', ')}).`,
+  );
 }
 
 /**
