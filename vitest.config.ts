@@ -12,6 +12,7 @@ const OWN_PROCESS = [
   'test/e2e/mcp.test.ts',
   'test/e2e/mcp-clients.test.ts',
   'test/e2e/mcp-confirm.test.ts',
+  'test/e2e/mcp-install.test.ts',
   'test/unit/transport-contract.test.ts',
 ];
 
