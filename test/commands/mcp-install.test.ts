@@ -264,6 +264,19 @@ describe('esign mcp install: the rest', () => {
     expect(realpathSync(link)).toBe(target);
   });
 
+  it('a byte-order mark (as Notepad and PowerShell 5 write one) stays', async () => {
+    const home = homeOn('win32');
+    const path = join(home.root, 'home', 'AppData', 'Roaming', 'Claude', 'claude_desktop_config.json');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '\ufeff{\r\n  "mcpServers": {}\r\n}\r\n');
+    const result = await runCli(['mcp', 'install', 'claude-desktop', '--command', 'esign'], home.ctx());
+    expect(result.code, result.stderr).toBe(0);
+    const text = readFileSync(path, 'utf8');
+    expect(text.charCodeAt(0)).toBe(0xfeff);
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(JSON.parse(text.slice(1)).mcpServers.esign.command).toBe('esign');
+  });
+
   it('a file the client could not read either is left alone, with where it is wrong', async () => {
     const home = homeOn('linux');
     const path = join(home.root, 'home', '.cursor', 'mcp.json');
