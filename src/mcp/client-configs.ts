@@ -56,8 +56,18 @@ function appData(machine: Machine): string {
   return machine.env.XDG_CONFIG_HOME || join(machine.homedir, '.config');
 }
 
-const withEnv = (launch: ServerLaunch) =>
-  Object.keys(launch.env).length > 0 ? { env: { ...launch.env } } : {};
+/** The entry most clients read: command, args, and env when there is any. */
+const plainEntry = (launch: ServerLaunch): Record<string, unknown> => ({
+  command: launch.command,
+  args: [...launch.args],
+  ...(Object.keys(launch.env).length > 0 ? { env: { ...launch.env } } : {}),
+});
+
+/** The same, marked as a stdio server, as Claude Code, Cursor and VS Code write it. */
+const stdioEntry = (launch: ServerLaunch): Record<string, unknown> => ({
+  type: 'stdio',
+  ...plainEntry(launch),
+});
 
 function noProjectScope(client: string): never {
   throw new UsageError(`${client} has no project config: it reads its servers from your user config only.`, {
@@ -70,12 +80,7 @@ const LAYOUTS: Record<McpClient, ClientLayout> = {
     client: 'claude-code',
     title: 'Claude Code',
     key: 'mcpServers',
-    entry: (launch) => ({
-      type: 'stdio',
-      command: launch.command,
-      args: [...launch.args],
-      ...withEnv(launch),
-    }),
+    entry: stdioEntry,
     file: (scope, machine) =>
       scope === 'project'
         ? join(machine.cwd, '.mcp.json')
@@ -86,7 +91,7 @@ const LAYOUTS: Record<McpClient, ClientLayout> = {
     client: 'claude-desktop',
     title: 'Claude Desktop',
     key: 'mcpServers',
-    entry: (launch) => ({ command: launch.command, args: [...launch.args], ...withEnv(launch) }),
+    entry: plainEntry,
     file: (scope, machine) =>
       scope === 'project'
         ? noProjectScope('Claude Desktop')
@@ -97,12 +102,7 @@ const LAYOUTS: Record<McpClient, ClientLayout> = {
     client: 'cursor',
     title: 'Cursor',
     key: 'mcpServers',
-    entry: (launch) => ({
-      type: 'stdio',
-      command: launch.command,
-      args: [...launch.args],
-      ...withEnv(launch),
-    }),
+    entry: stdioEntry,
     file: (scope, machine) =>
       join(scope === 'project' ? machine.cwd : machine.homedir, '.cursor', 'mcp.json'),
     reload: 'Cursor picks it up in Settings → MCP (reload the window if it does not).',
@@ -111,12 +111,7 @@ const LAYOUTS: Record<McpClient, ClientLayout> = {
     client: 'vscode',
     title: 'VS Code',
     key: 'servers',
-    entry: (launch) => ({
-      type: 'stdio',
-      command: launch.command,
-      args: [...launch.args],
-      ...withEnv(launch),
-    }),
+    entry: stdioEntry,
     file: (scope, machine) =>
       scope === 'project'
         ? join(machine.cwd, '.vscode', 'mcp.json')
