@@ -27,7 +27,11 @@ type McpOptions = z.infer<typeof options>;
 
 export async function run(flags: McpOptions, ctx: Context): Promise<number> {
   const rules = serverRules(flags, ctx.env);
-  const chosen = chooseTools({ readOnly: rules.readOnly, tools: flags.tools });
+  const chosen = chooseTools({
+    readOnly: rules.readOnly,
+    tools: flags.tools,
+    readOnlyFrom: rules.readOnlyFrom,
+  });
   // Read once: every call works with the settings the server started with.
   const settings = loadSettings(flags, ctx);
   const [{ serveOffer }, { serverOffer }, { templatesReport }, { statusReport }] = await Promise.all([

@@ -17,6 +17,8 @@ export interface ServerRules {
   readonly confirm: ConfirmMode;
   readonly allowedDomains: readonly AllowedDomain[];
   readonly readOnly: boolean;
+  /** Where read-only came from, for messages. */
+  readonly readOnlyFrom: '--read-only' | 'ESIGN_MCP_READ_ONLY';
 }
 
 const TRUE = ['1', 'true', 'yes', 'on'];
@@ -27,6 +29,7 @@ export function serverRules(flags: ServerFlags, env: Env): ServerRules {
     confirm: confirmMode(flags.confirm, env.ESIGN_MCP_CONFIRM),
     allowedDomains: allowedDomains(flags.allowDomain ?? [], env.ESIGN_MCP_ALLOW_DOMAINS),
     readOnly: flags.readOnly === true || readOnlyFromEnv(env.ESIGN_MCP_READ_ONLY),
+    readOnlyFrom: flags.readOnly === true ? '--read-only' : 'ESIGN_MCP_READ_ONLY',
   };
 }
 

@@ -16,10 +16,14 @@ export const READ_ONLY_TOOLS: ReadonlySet<ToolName> = new Set([
 
 const isToolName = (name: string): name is ToolName => (TOOL_NAMES as readonly string[]).includes(name);
 
-/** The tools to list, from --read-only and --tools (a comma-separated list of names). */
+/**
+ * The tools to list, from --read-only and --tools (a comma-separated list of names). `readOnlyFrom`
+ * names where read-only came from, for the message (--read-only, or ESIGN_MCP_READ_ONLY).
+ */
 export function chooseTools(options: {
   readOnly?: boolean | undefined;
   tools?: string | undefined;
+  readOnlyFrom?: string;
 }): ToolName[] {
   const allowed = options.readOnly ? TOOL_NAMES.filter((name) => READ_ONLY_TOOLS.has(name)) : [...TOOL_NAMES];
   if (options.tools === undefined) return allowed;
@@ -42,8 +46,9 @@ export function chooseTools(options: {
   }
   const writing = named.filter((name) => !allowed.includes(name as ToolName));
   if (writing.length > 0) {
-    throw new UsageError(`--tools names ${writing.join(', ')}, which --read-only leaves out.`, {
-      hint: 'Drop it from --tools, or drop --read-only.',
+    const from = options.readOnlyFrom ?? '--read-only';
+    throw new UsageError(`--tools names ${writing.join(', ')}, which ${from} leaves out.`, {
+      hint: `Drop it from --tools, or drop ${from}.`,
     });
   }
   return TOOL_NAMES.filter((name) => named.includes(name));
