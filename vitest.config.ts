@@ -10,6 +10,10 @@ const OWN_PROCESS = [
   'test/unit/mcp-tools.test.ts',
   'test/unit/template-fields.test.ts',
   'test/e2e/mcp.test.ts',
+  'test/e2e/mcp-clients.test.ts',
+  'test/e2e/mcp-confirm.test.ts',
+  'test/e2e/mcp-install.test.ts',
+  'test/e2e/mcpb.test.ts',
   'test/unit/transport-contract.test.ts',
 ];
 

@@ -557,12 +557,24 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     )
     .action(action(() => import('./commands/sandbox.js')));
 
-  program
+  const mcp = program
     .command('mcp')
     .description('Serve esign to assistants: a Model Context Protocol server on stdin and stdout')
+    .addOption(
+      option(
+        '--confirm <when>',
+        'Whether a person confirms each envelope through the client before it is sent: ask (default; with a client that cannot ask, nothing is sent) or never (env ESIGN_MCP_CONFIRM)',
+        ['ask', 'never'],
+      ),
+    )
+    .option(
+      '--allow-domain <domain>',
+      'Send only to signatories at this email domain (*.example.com: and its subdomains); repeatable (env ESIGN_MCP_ALLOW_DOMAINS, comma-separated)',
+      collect,
+    )
     .option(
       '--read-only',
-      'List only the tools that send nothing (validate_envelope, list_templates, get_status)',
+      'List only the tools that send nothing (validate_envelope, list_templates, get_status) (env ESIGN_MCP_READ_ONLY=true)',
     )
     .option(
       '--tools <names>',
@@ -571,15 +583,81 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText(
       'after',
       examples([
-        '# Started by an MCP client, not by hand; register it with one, e.g. Claude Code:',
-        'claude mcp add esign -- esign mcp --profile production',
+        '# Started by an MCP client, not by hand; register it with one (never the token: it reads the profile):',
+        'esign mcp install claude-code --profile production --allow-domain example.com',
+        'esign mcp install claude-desktop --print   # show what it would write',
         '# An assistant that may check envelopes but never send one:',
         'esign mcp --read-only',
+        '# An agent trusted to send without a person confirming each envelope:',
+        'esign mcp --confirm never --allow-domain example.com',
         '# Rehearse against the sandbox (ESIGN_TOKEN from `esign sandbox`):',
         'ESIGN_BASE_URL=http://127.0.0.1:4010/api/v1 esign mcp',
+        '',
+        '# It serves the tools create_envelope, validate_envelope, list_templates and get_status, the',
+        '# templates in force as resources (esign://templates, esign://templates/{name}), and the',
+        '# prompt send_envelope. create_envelope shows the person what will be sent and sends only on',
+        '# their yes; with a client that cannot ask (no elicitation), it sends nothing unless the',
+        '# server was started with --confirm never.',
       ]),
     )
     .action(action(() => import('./commands/mcp.js')));
+  const clients = ['claude-code', 'claude-desktop', 'cursor', 'vscode'] as const;
+  mcp
+    .command('install')
+    .description("Register `esign mcp` with an MCP client, in the client's own config file")
+    .addArgument(argument('<client>', 'The client: claude-code, claude-desktop, cursor or vscode', clients))
+    .addOption(
+      option(
+        '--scope <scope>',
+        "Which config: user (the client's config for you; default) or project (this folder's)",
+        ['user', 'project'],
+      ),
+    )
+    .option('--name <name>', 'The entry\'s name in the client (default "esign")')
+    .addOption(
+      option('--confirm <when>', 'Start the server with --confirm never (ask is the default)', [
+        'ask',
+        'never',
+      ]),
+    )
+    .option('--allow-domain <domain>', 'Start the server with --allow-domain; repeatable', collect)
+    .option('--read-only', 'Start the server with --read-only')
+    .option('--tools <names>', 'Start the server with --tools')
+    .option(
+      '--command <path>',
+      'The command the client runs (default: the esign running now, by its full path)',
+    )
+    .addOption(
+      option('--config-file <file>', "Edit this file (the client's layout) instead of the usual one", 'file'),
+    )
+    .option('--print', 'Show the entry and the file it would be written to; change nothing')
+    .option('--json', 'Print one JSON object')
+    .addHelpText(
+      'after',
+      examples([
+        'esign mcp install claude-code',
+        'esign mcp install claude-desktop --profile production --allow-domain example.com',
+        'esign mcp install vscode --scope project --read-only',
+        'esign mcp install cursor --print',
+        "# The token is never written: the server reads the profile's stored token (esign login),",
+        '# or ESIGN_TOKEN from the environment the client starts it in.',
+      ]),
+    )
+    .action(action(() => import('./commands/mcp-install.js').then((module) => module.install)));
+  mcp
+    .command('uninstall')
+    .description("Remove the `esign mcp` entry from an MCP client's config file")
+    .addArgument(argument('<client>', 'The client: claude-code, claude-desktop, cursor or vscode', clients))
+    .addOption(option('--scope <scope>', 'Which config: user (default) or project', ['user', 'project']))
+    .option('--name <name>', 'The entry\'s name (default "esign")')
+    .addOption(option('--config-file <file>', 'Edit this file instead of the usual one', 'file'))
+    .option('--print', 'Show what would be removed; change nothing')
+    .option('--json', 'Print one JSON object')
+    .addHelpText(
+      'after',
+      examples(['esign mcp uninstall claude-code', 'esign mcp uninstall vscode --scope project']),
+    )
+    .action(action(() => import('./commands/mcp-install.js').then((module) => module.uninstall)));
 
   program
     .command('completion')

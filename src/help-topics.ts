@@ -18,6 +18,13 @@ Where a setting comes from, highest first:
   ESIGN_CI           GitHub Actions integration: auto (default; on when GITHUB_ACTIONS=true),
                      github, or none (flag --ci-output).
   ESIGN_NO_INPUT     1 or true: never ask questions at a terminal (flag --no-input).
+  ESIGN_MCP_CONFIRM  esign mcp: ask (default) or never: whether a person confirms each envelope
+                     before it is sent (flag --confirm).
+  ESIGN_MCP_ALLOW_DOMAINS
+                     esign mcp: the email domains a signatory may be at, comma-separated
+                     (flag --allow-domain, repeatable).
+  ESIGN_MCP_READ_ONLY
+                     esign mcp: true serves only the tools that send nothing (flag --read-only).
 
 Read from the wider environment:
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   Proxies for the API (loopback addresses are never proxied).

@@ -1,30 +1,45 @@
 // esign mcp: the same checked path as `envelope create`, `templates` and `status`, behind a Model
 // Context Protocol server on stdio, for assistants. Standard output carries the protocol and nothing
 // else; everything else goes to stderr through the one redaction, and the token is never a tool
-// argument nor in any result.
+// argument nor in any result. A create is sent only once a person confirmed it through the client,
+// unless the server was started with --confirm never.
 import { Writable } from 'node:stream';
 import { format } from 'node:util';
 import * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { ConfirmationLedger } from '../mcp/confirm.js';
+import { serverRules } from '../mcp/server-options.js';
 import { chooseTools } from '../mcp/tool-names.js';
-import { connectionOf, globalOptions } from '../options.js';
+import { connectionOf, globalOptions, repeated } from '../options.js';
+import { describeAllowedDomain } from '../request/signatory-domains.js';
 
 export const options = z.object({
   ...globalOptions,
   readOnly: z.optional(z.boolean()),
   tools: z.optional(z.string()),
+  /** ask (default) or never; over ESIGN_MCP_CONFIRM (serverRules). */
+  confirm: z.optional(z.enum(['ask', 'never'], { error: 'must be ask or never' })),
+  allowDomain: repeated(),
 });
 type McpOptions = z.infer<typeof options>;
 
 export async function run(flags: McpOptions, ctx: Context): Promise<number> {
-  const chosen = chooseTools(flags);
+  const rules = serverRules(
+    { confirm: flags.confirm, allowDomain: flags.allowDomain, readOnly: flags.readOnly },
+    ctx.env,
+  );
+  const chosen = chooseTools({
+    readOnly: rules.readOnly,
+    tools: flags.tools,
+    readOnlyFrom: rules.readOnlyFrom,
+  });
   // Read once: every call works with the settings the server started with.
   const settings = loadSettings(connectionOf(flags), ctx);
-  const [{ serveTools }, { TOOLS, callTool }, { templatesReport }, { statusReport }] = await Promise.all([
+  const [{ serveOffer }, { serverOffer }, { templatesReport }, { statusReport }] = await Promise.all([
     import('../mcp/server.js'),
-    import('../mcp/tools.js'),
+    import('../mcp/offer.js'),
     import('./templates.js'),
     import('./status.js'),
   ]);
@@ -33,31 +48,43 @@ export async function run(flags: McpOptions, ctx: Context): Promise<number> {
     verbose: flags.verbose === true,
     // What a tool (or a library) would write to stdout goes to stderr: stdout is the protocol's.
     ctx: { ...ctx, stdout: ctx.stderr },
+    confirm: rules.confirm,
+    allowedDomains: rules.allowedDomains,
+    ledger: new ConfirmationLedger(() => ctx.now().getTime()),
     templates: () => templatesReport(settings),
     status: () => statusReport(settings),
   };
+  const offer = serverOffer(chosen, deps);
   // The client's log of the server (stderr) says what it serves; a person who ran it by hand learns what it waits for.
   ctx.stderr.write(
     `esign mcp: serving ${chosen.join(', ')} (profile '${settings.profile.value}') on standard input and output.\n`,
   );
+  if (chosen.includes('create_envelope')) ctx.stderr.write(`esign mcp: ${sendingRules(rules)}\n`);
   if (ctx.stdin.isTTY) ctx.stderr.write('esign mcp: an MCP client starts this; press Ctrl-C to stop.\n');
   const restoreConsole = consoleTo(ctx.stderr);
   try {
-    await serveTools(
-      TOOLS.filter((tool) => chosen.includes(tool.name)),
-      (tool, args) => callTool(tool, args, deps),
-      {
-        stdin: ctx.stdin.stream(),
-        stdout: protocolStream(ctx),
-        signal: ctx.signal,
-        version: ctx.version,
-        log: (line) => ctx.stderr.write(`esign mcp: ${line}\n`),
-      },
-    );
+    await serveOffer(offer, {
+      stdin: ctx.stdin.stream(),
+      stdout: protocolStream(ctx),
+      signal: ctx.signal,
+      version: ctx.version,
+      instructions: offer.instructions,
+      log: (line) => ctx.stderr.write(`esign mcp: ${line}\n`),
+    });
   } finally {
     restoreConsole();
   }
   return ExitCode.ok;
+}
+
+/** What the log says of sending: who confirms, and to which domains. */
+function sendingRules(rules: ReturnType<typeof serverRules>): string {
+  const confirm =
+    rules.confirm === 'ask'
+      ? 'create_envelope sends only what a person confirmed through the client (--confirm ask)'
+      : 'create_envelope sends without asking anyone to confirm (--confirm never)';
+  const domains = rules.allowedDomains.map(describeAllowedDomain);
+  return `${confirm}${domains.length > 0 ? `, only to signatories at ${domains.join(', ')}` : ''}.`;
 }
 
 /** The protocol's way out: stdout, through the same redaction as every other line esign writes. */

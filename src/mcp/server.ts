@@ -4,15 +4,27 @@
 // Built as a bundle of its own (dist/mcp-server.js, see scripts/build.mjs), with its own copy of
 // zod: the SDK's zod shares zod's core with the zod esign uses everywhere, and in one split build
 // that core would grow for every command. So this module imports only the SDK, zod and types; what
-// the tools do arrives as functions (src/mcp/tools.ts, in the main build).
+// the tools, resources and prompt say and do arrives as values and functions (src/mcp/offer.ts, in
+// the main build).
+//
+// A tool that needs a person's yes returns a question: the SDK's multi-round-trip input request
+// (`inputRequired`), which it serves in both protocol eras (on a 2025 connection as an
+// `elicitation/create` request to the client, on 2026-07-28 as an `input_required` result the client
+// fulfils and retries with). The call then runs again with the answer.
 import type { Readable, Writable } from 'node:stream';
-import { McpServer } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  inputRequired,
+  McpServer,
+  ResourceTemplate,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { toJSONSchema, type ZodMiniType } from 'zod/mini';
-import type { ToolDefinition, ToolResult } from './tools.js';
-
-const INSTRUCTIONS =
-  'esign creates e-signature envelopes from templates. Call list_templates to learn the template names, validate_envelope to check an envelope (it sends nothing), then create_envelope to send it: that emails a real person. Errors carry code, message and hint; an error whose code is outcome_unknown means the envelope may exist, so never create it again without asking.';
+import type { ServerOffer } from './offer.js';
+import type { ToolResult } from './results.js';
+import type { ConfirmationQuestion } from './tools.js';
 
 /** A wire schema as JSON Schema, for the assistant to read (without the draft's URL). */
 function jsonSchemaOf(schema: ZodMiniType): Record<string, unknown> {
@@ -38,55 +50,111 @@ function describedSchema(jsonSchema: Record<string, unknown>, check?: ZodMiniTyp
   };
 }
 
+/**
+ * Whether the client can show a form: elicitation declared on this request (2026-07-28) or at
+ * `initialize` (2025), in form mode (a bare `elicitation: {}` is form mode, as the SDK reads it).
+ */
+function canAskForm(server: McpServer, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ??
+    // 2025 connections: the capabilities the client declared at initialize.
+    server.server.getClientCapabilities()) as ClientCapabilities | undefined;
+  const elicitation = declared?.elicitation as Record<string, unknown> | undefined;
+  if (!elicitation) return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
+}
+
 export interface McpIo {
   readonly stdin: Readable;
   /** Carries the protocol, and nothing else. */
   readonly stdout: Writable;
   readonly signal: AbortSignal;
   readonly version: string;
+  readonly instructions: string;
   /** For what the SDK reports out of band (a line that is not JSON-RPC, a broken pipe). */
   log(line: string): void;
 }
 
-/**
- * Serves `tools` until the client closes standard input or the process is told to stop; then waits
- * for the calls still running. `call` runs a tool.
- */
-export async function serveTools(
-  tools: readonly ToolDefinition[],
-  call: (tool: ToolDefinition, args: unknown) => Promise<ToolResult>,
-  io: McpIo,
-): Promise<void> {
-  const running = new Set<Promise<unknown>>();
-  const factory = () => {
-    const server = new McpServer(
-      { name: 'esign', version: io.version },
-      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+/** Registers what `offer` serves on one server (one per connection). */
+function buildServer(offer: ServerOffer, io: McpIo, running: Set<Promise<unknown>>): McpServer {
+  const server = new McpServer(
+    { name: 'esign', version: io.version },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: io.instructions },
+  );
+  for (const tool of offer.tools) {
+    const output = tool.output;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        annotations: { title: tool.title, ...tool.annotations },
+        inputSchema: describedSchema(tool.inputJsonSchema(jsonSchemaOf)),
+        ...(output ? { outputSchema: describedSchema(jsonSchemaOf(output), output) } : {}),
+      },
+      async (args: unknown, ctx: ServerContext) => {
+        const responses = ctx.mcpReq.inputResponses;
+        const pending = offer.call(tool, args, {
+          canAsk: canAskForm(server, ctx),
+          ...(responses ? { answer: { responses, state: ctx.mcpReq.requestState() } } : {}),
+        });
+        // A call still running when the client leaves (a create on the wire) is finished, not dropped.
+        running.add(pending);
+        void pending.finally(() => running.delete(pending));
+        const outcome = await pending;
+        const question = (outcome as Partial<ConfirmationQuestion>).ask;
+        if (!question) return outcome as ToolResult;
+        const { key, message, form, state } = question;
+        return inputRequired({
+          inputRequests: { [key]: inputRequired.elicit({ message, requestedSchema: form }) },
+          requestState: state,
+        });
+      },
     );
-    for (const tool of tools) {
-      const output = tool.output;
-      server.registerTool(
-        tool.name,
-        {
-          title: tool.title,
-          description: tool.description,
-          annotations: { title: tool.title, ...tool.annotations },
-          inputSchema: describedSchema(tool.inputJsonSchema(jsonSchemaOf)),
-          ...(output ? { outputSchema: describedSchema(jsonSchemaOf(output), output) } : {}),
-        },
-        (args: unknown) => {
-          // A call still running when the client leaves (a create on the wire) is finished, not dropped.
-          const pending = call(tool, args);
-          running.add(pending);
-          void pending.finally(() => running.delete(pending));
-          return pending;
-        },
-      );
-    }
-    return server;
-  };
+  }
+  const { resources } = offer;
+  server.registerResource(
+    resources.index.name,
+    resources.index.uri,
+    { title: resources.index.title, description: resources.index.description, mimeType: 'application/json' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: resources.index.read() }] }),
+  );
+  server.registerResource(
+    resources.entry.name,
+    new ResourceTemplate(resources.entry.uriTemplate, {
+      list: () => ({ resources: resources.entry.list() }),
+      complete: { name: (value) => resources.entry.names().filter((name) => name.startsWith(value)) },
+    }),
+    { title: resources.entry.title, description: resources.entry.description, mimeType: 'application/json' },
+    (uri, variables) => ({
+      contents: [
+        { uri: uri.href, mimeType: 'application/json', text: resources.entry.read(String(variables.name)) },
+      ],
+    }),
+  );
+  const { prompt } = offer;
+  server.registerPrompt(
+    prompt.name,
+    { title: prompt.title, description: prompt.description, argsSchema: describedSchema(prompt.arguments) },
+    (args: unknown) => ({
+      description: prompt.description,
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.text(args) } }],
+    }),
+  );
+  return server;
+}
+
+/**
+ * Serves `offer` until the client closes standard input or the process is told to stop; then waits
+ * for the calls still running.
+ */
+export async function serveOffer(offer: ServerOffer, io: McpIo): Promise<void> {
+  const running = new Set<Promise<unknown>>();
   const wire = new StdioServerTransport(io.stdin, io.stdout);
-  const handle = serveStdio(factory, { transport: wire, onerror: (error) => io.log(error.message) });
+  const handle = serveStdio(() => buildServer(offer, io, running), {
+    transport: wire,
+    onerror: (error) => io.log(error.message),
+  });
   await new Promise<void>((resolve) => {
     const onclose = wire.onclose;
     wire.onclose = () => {

@@ -12,10 +12,14 @@ const READ_ONLY_TOOLS: ReadonlySet<ToolName> = new Set(['validate_envelope', 'li
 
 const isToolName = (name: string): name is ToolName => (TOOL_NAMES as readonly string[]).includes(name);
 
-/** The tools to list, from --read-only and --tools (a comma-separated list of names). */
+/**
+ * The tools to list, from --read-only and --tools (a comma-separated list of names). `readOnlyFrom`
+ * names where read-only came from, for the message (--read-only, or ESIGN_MCP_READ_ONLY).
+ */
 export function chooseTools(options: {
   readOnly?: boolean | undefined;
   tools?: string | undefined;
+  readOnlyFrom?: string;
 }): ToolName[] {
   const allowed = options.readOnly ? TOOL_NAMES.filter((name) => READ_ONLY_TOOLS.has(name)) : [...TOOL_NAMES];
   if (options.tools === undefined) return allowed;
@@ -38,8 +42,9 @@ export function chooseTools(options: {
   }
   const writing = named.filter((name) => !allowed.includes(name as ToolName));
   if (writing.length > 0) {
-    throw new UsageError(`--tools names ${writing.join(', ')}, which --read-only leaves out.`, {
-      hint: 'Drop it from --tools, or drop --read-only.',
+    const from = options.readOnlyFrom ?? '--read-only';
+    throw new UsageError(`--tools names ${writing.join(', ')}, which ${from} leaves out.`, {
+      hint: `Drop it from --tools, or drop ${from}.`,
     });
   }
   return TOOL_NAMES.filter((name) => named.includes(name));

@@ -1,19 +1,31 @@
 // The tools `esign mcp` offers, and what each does when called: the same path as the command line.
 // A create or a validation goes through the request builder `envelope create` and its --dry-run
-// use (src/envelope/create-request.ts), a create is sent with create's own policy
-// (src/envelope/send.ts), and every failure is told with the code, message and hint of a `--json`
-// error (errorBody in src/errors.ts). No checks of their own, no error mapping of their own: the
-// tools' input schemas only describe the arguments, they accept anything and leave the checking to
-// that path. Nothing here loads the MCP SDK (src/mcp/server.ts does).
+// use (src/envelope/create-request.ts), with the server's own rules (--allow-domain) checked there
+// too; a create is confirmed by a person first (src/mcp/confirm.ts), then sent with create's own
+// policy (src/envelope/send.ts). Every failure is told with the code, message and hint of a
+// `--json` error (errorBody in src/errors.ts), as the tool result src/mcp/results.ts makes of it.
+// No checks of their own, no error mapping of their own: the tools' input schemas only describe the
+// arguments, they accept anything and leave the checking to that path. Nothing here loads the MCP
+// SDK (src/mcp/server.ts does).
 import type * as z from 'zod/mini';
 import { CreateEnvelopeRequest, Envelope, Signatory } from '../api/schemas.js';
 import { connect } from '../config/connect.js';
 import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
-import { errorBody } from '../errors.js';
 import { inputProblem, usageProblem } from '../problems.js';
 import { buildCreateRequest, type CreateDraft, type InputNames } from '../request/create-request.js';
 import { type Problems, toMergeData } from '../request/request.js';
+import { type AllowedDomain, describeAllowedDomain } from '../request/signatory-domains.js';
+import {
+  CONFIRM_FORM,
+  CONFIRM_KEY,
+  type ConfirmationLedger,
+  type ConfirmMode,
+  confirmationMessage,
+  confirmationUnavailable,
+  judgeAnswer,
+} from './confirm.js';
+import { errorResult, successResult, type ToolResult } from './results.js';
 import type { ToolName } from './tool-names.js';
 
 /** What the tools work with: the settings read once at start, and a context whose stdout is stderr. */
@@ -22,10 +34,24 @@ export interface ToolDeps {
   /** Trace each setting and exchange on stderr (--verbose). */
   readonly verbose: boolean;
   readonly ctx: Context;
+  /** What the server was told: ask a person before sending (`ask`), or not (`never`). */
+  readonly confirm: ConfirmMode;
+  /** The domains a signatory's address may be at (--allow-domain); empty: any. */
+  readonly allowedDomains: readonly AllowedDomain[];
+  /** The questions asked and not yet answered. */
+  readonly ledger: ConfirmationLedger;
   /** What `esign templates --json` prints. */
   templates(): unknown;
   /** What `esign status --json` prints. */
   status(): unknown;
+}
+
+/** What the client can do, and what the person answered, for one call (from src/mcp/server.ts). */
+export interface CallContext {
+  /** The client can show the person a form (elicitation, form mode). */
+  readonly canAsk: boolean;
+  /** The answers to the questions asked in an earlier round of this call, by key, and the state it carried. */
+  readonly answer?: { readonly responses: Readonly<Record<string, unknown>>; readonly state: unknown };
 }
 
 /** A wire schema as JSON Schema. */
@@ -41,7 +67,7 @@ interface ToolAnnotations {
 export interface ToolDefinition {
   readonly name: ToolName;
   readonly title: string;
-  readonly description: string;
+  description(deps: Pick<ToolDeps, 'confirm' | 'allowedDomains'>): string;
   readonly annotations: ToolAnnotations;
   /**
    * The arguments, as JSON Schema, for the assistant to read; they are checked by the create path
@@ -50,17 +76,27 @@ export interface ToolDefinition {
   inputJsonSchema(toJson: JsonSchemaOf): Record<string, unknown>;
   /** What a successful call returns as structured content, when it has a fixed shape. */
   readonly output?: z.ZodMiniType;
-  /** The structured result; a failure is thrown (a CliError, as on the command line). */
-  run(args: unknown, deps: ToolDeps): Promise<unknown>;
+  /**
+   * The structured result, or a question for the person (create_envelope); a failure is thrown (a
+   * CliError, as on the command line).
+   */
+  run(args: unknown, deps: ToolDeps, call: CallContext): Promise<unknown>;
 }
 
-/** A tool's result, as MCP carries it: structured content, the same as JSON text, and whether it failed. */
-export interface ToolResult {
-  [key: string]: unknown;
-  content: { type: 'text'; text: string }[];
-  structuredContent: Record<string, unknown>;
-  isError?: boolean;
+/** The person is to be asked, through the client, before the call goes on. */
+export interface ConfirmationQuestion {
+  readonly ask: {
+    /** What the answer comes back under. */
+    readonly key: string;
+    readonly message: string;
+    readonly form: typeof CONFIRM_FORM;
+    /** Carried by the client with the answer: names the question, bound to the request shown. */
+    readonly state: string;
+  };
 }
+
+export const isQuestion = (value: unknown): value is ConfirmationQuestion =>
+  isObject(value) && isObject(value.ask) && typeof value.ask.state === 'string';
 
 const ARGUMENTS = ['template', 'signatory', 'merge_data', 'expires_in_days'];
 
@@ -107,7 +143,10 @@ function draftOf(args: unknown, problems: Problems): CreateDraft {
 /** The request create_envelope would send for these arguments (what `envelope create --dry-run` prints). */
 function requestFor(args: unknown, deps: ToolDeps): CreateEnvelopeRequest {
   const problems: Problems = [];
-  return buildCreateRequest(draftOf(args, problems), deps.settings, problems, TOOL_INPUT_NAMES);
+  return buildCreateRequest(draftOf(args, problems), deps.settings, problems, {
+    ...TOOL_INPUT_NAMES,
+    allowedDomains: deps.allowedDomains,
+  });
 }
 
 /** The arguments of create_envelope and validate_envelope. */
@@ -146,33 +185,86 @@ const READ_ONLY: ToolAnnotations = {
   openWorldHint: false,
 };
 
+/** What the descriptions say of --allow-domain, when the server was started with it. */
+function domainsSentence(allowed: readonly AllowedDomain[]): string {
+  return allowed.length === 0
+    ? ''
+    : ` This server sends only to signatories at ${allowed.map(describeAllowedDomain).join(', ')}; any other address is refused before anything is sent.`;
+}
+
+const CREATE_DESCRIPTION_END =
+  ' Returns the envelope (envelope_id, signing_url, status, created_at, expires_at). On failure the result is an error whose text carries esign’s code, message and hint. If the code is outcome_unknown, the envelope may exist: never call create_envelope again for it without asking the user, or the signatory may get two.';
+
+/**
+ * Whether `request` may be sent now: nothing to ask (--confirm never), or the person's yes to this
+ * very request; else the question to ask them. A no, a dismissal, or a client that cannot ask is
+ * thrown: nothing is sent.
+ */
+function confirmBeforeSending(
+  request: CreateEnvelopeRequest,
+  args: unknown,
+  deps: ToolDeps,
+  call: CallContext,
+): ConfirmationQuestion | undefined {
+  if (deps.confirm === 'never') return undefined;
+  if (call.answer) {
+    const { responses, state } = call.answer;
+    judgeAnswer({ response: responses[CONFIRM_KEY], state }, request, deps.ledger);
+    logCreate(deps, 'the person confirmed; sending.');
+    return undefined;
+  }
+  if (!call.canAsk) throw confirmationUnavailable();
+  logCreate(deps, 'asking the person to confirm; nothing is sent until they do.');
+  const message = confirmationMessage({
+    request,
+    templateGiven: isObject(args) ? args.template : undefined,
+    profile: deps.settings.profile.value,
+    baseUrl: deps.settings.baseUrl.value,
+    now: deps.ctx.now(),
+  });
+  return { ask: { key: CONFIRM_KEY, message, form: CONFIRM_FORM, state: deps.ledger.ask(request) } };
+}
+
+const logCreate = (deps: ToolDeps, line: string) =>
+  deps.ctx.stderr.write(`esign mcp: create_envelope: ${line}\n`);
+
+/** Checks, connects (a missing token is told before anyone is asked), confirms, then sends. */
+async function createEnvelopeTool(args: unknown, deps: ToolDeps, call: CallContext): Promise<unknown> {
+  const request = requestFor(args, deps);
+  const client = await connect(deps.settings, deps.ctx, { verbose: deps.verbose });
+  try {
+    const question = confirmBeforeSending(request, args, deps, call);
+    if (question) return question;
+    const { createEnvelope } = await import('../envelope/send.js');
+    const envelope = await createEnvelope(client, request, deps.ctx);
+    logCreate(deps, `created envelope ${envelope.envelope_id}.`);
+    return envelope;
+  } finally {
+    await client.close();
+  }
+}
+
 export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'create_envelope',
     title: 'Create and send an envelope',
-    description:
-      'Creates an envelope from a template: the signatory is emailed a link to sign, at once. Checks the arguments as validate_envelope does first; nothing is sent when they are wrong. Returns the envelope (envelope_id, signing_url, status, created_at, expires_at). On failure the error carries code, message and hint. If the code is outcome_unknown (or the hint says the envelope may have been created), the envelope may exist: do not call create_envelope again for it without asking the user, or the signatory may get two.',
+    description: ({ confirm, allowedDomains }) =>
+      'Creates an envelope from a template and sends it: the signatory, a real person, is emailed a link to sign, at once, and it cannot be unsent. The arguments are checked first as validate_envelope checks them; nothing is sent when they are wrong.' +
+      domainsSentence(allowedDomains) +
+      (confirm === 'ask'
+        ? ' Then the person using this client is shown what will be sent (template, signatory, fields, expiry) and asked to confirm; only their yes sends it. A no, a dismissal, or a client that cannot ask (no elicitation) sends nothing, and the error says so (code declined, cancelled or confirmation_required): do not try again unless the person asks.'
+        : ' This server was started with --confirm never: it sends at once, without asking the person to confirm, so be sure the person wants it sent.') +
+      CREATE_DESCRIPTION_END,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     inputJsonSchema: envelopeInput,
     output: Envelope,
-    async run(args, deps) {
-      const request = requestFor(args, deps);
-      const client = await connect(deps.settings, deps.ctx, { verbose: deps.verbose });
-      const { createEnvelope } = await import('../envelope/send.js');
-      try {
-        const envelope = await createEnvelope(client, request, deps.ctx);
-        deps.ctx.stderr.write(`esign mcp: create_envelope: created envelope ${envelope.envelope_id}.\n`);
-        return envelope;
-      } finally {
-        await client.close();
-      }
-    },
+    run: createEnvelopeTool,
   },
   {
     name: 'validate_envelope',
     title: 'Check an envelope without sending it',
-    description:
-      'Takes the same arguments as create_envelope and checks them the same way, against the template names in force and the API’s request rules. Returns the exact request body create_envelope would send, or an error listing every problem found. Sends nothing.',
+    description: ({ allowedDomains }) =>
+      `Takes the same arguments as create_envelope and checks them the same way, against the template names in force and the API’s request rules.${domainsSentence(allowedDomains)} Returns the exact request body create_envelope would send, or an error listing every problem found. Sends nothing.`,
     annotations: READ_ONLY,
     inputJsonSchema: envelopeInput,
     output: CreateEnvelopeRequest,
@@ -181,8 +273,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'list_templates',
     title: 'List the template names in force',
-    description:
-      'The template names in force (from the project file .esign.json, for the active profile), their ids, and in entries each one with its declared fields (required ones must be in merge_data; a key that is not a field is refused), as `esign templates --json` gives them. A name can be given as create_envelope’s template.',
+    description: () =>
+      'The template names in force (from the project file .esign.json, for the active profile), their ids, and in entries each one with its declared fields (required ones must be in merge_data; a key that is not a field is refused), as `esign templates --json` gives them. A name can be given as create_envelope’s template. Also readable as the resources esign://templates and esign://templates/{name}.',
     annotations: READ_ONLY,
     inputJsonSchema: noArguments,
     run: async (_args, deps) => deps.templates(),
@@ -190,7 +282,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'get_status',
     title: 'Show the settings in use',
-    description:
+    description: () =>
       'The profile, the API base URL, where the token comes from (masked: the token itself is never shown), the config file and the project file in force, as `esign status --json` gives them.',
     annotations: READ_ONLY,
     inputJsonSchema: noArguments,
@@ -198,20 +290,22 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
 ];
 
-/** Runs a tool: its structured result, or its failure as a tool error carrying a `--json` error's fields. */
-export async function callTool(tool: ToolDefinition, args: unknown, deps: ToolDeps): Promise<ToolResult> {
+/**
+ * Runs a tool: its result, a question for the person, or its failure as a tool error carrying a
+ * `--json` error's fields.
+ */
+export async function callTool(
+  tool: ToolDefinition,
+  args: unknown,
+  deps: ToolDeps,
+  call: CallContext = { canAsk: false },
+): Promise<ToolResult | ConfirmationQuestion> {
   try {
-    const value = await tool.run(args, deps);
-    const structured = isObject(value) ? value : { result: value };
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured };
+    const value = await tool.run(args, deps, call);
+    return isQuestion(value) ? value : successResult(value);
   } catch (error) {
-    const body = errorBody(error);
-    deps.ctx.stderr.write(`esign mcp: ${tool.name}: ${String(body.code)}: ${String(body.message)}\n`);
-    const structured = { error: body };
-    return {
-      content: [{ type: 'text', text: JSON.stringify(structured) }],
-      structuredContent: structured,
-      isError: true,
-    };
+    const result = errorResult(error);
+    deps.ctx.stderr.write(`esign mcp: ${tool.name}: ${result.code}: ${result.message}\n`);
+    return result.toolResult;
   }
 }

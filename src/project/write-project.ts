@@ -17,7 +17,7 @@ import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser/lib/esm
 import type { TemplateEntry, TemplateFields } from './template-entry.js';
 
 /** The indentation and line end a file already uses (two spaces and \n for a new one). */
-function formattingOf(text: string): FormattingOptions {
+export function formattingOf(text: string): FormattingOptions {
   const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
   return {
     insertSpaces: !indent.startsWith('\t'),

@@ -2,12 +2,19 @@
 // or the arguments of an assistant's tool call (`esign mcp`). The template is resolved against the
 // names in force, the project's default expiry applied, every problem collected and checked against
 // the API's own request schema, and all of them reported in one error. Only the names differ: each
-// caller's problems name what that caller wrote (`--email`, or `signatory.email`).
+// caller's problems name what that caller wrote (`--email`, or `signatory.email`). A caller may add
+// rules of its own (`esign mcp --allow-domain`): they are checked here too, with the rest.
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import type { Settings } from '../config/settings.js';
-import { problemsError } from '../problems.js';
+import { problemsError, usageProblem } from '../problems.js';
 import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../project/templates.js';
 import { checkTemplateFields, normalizeRequest, type Problems, validateRequest } from './request.js';
+import {
+  type AllowedDomain,
+  describeAllowedDomain,
+  emailDomain,
+  isAllowedEmail,
+} from './signatory-domains.js';
 
 /** What a caller asks for, before it is checked. */
 export interface CreateDraft {
@@ -25,11 +32,13 @@ export interface CreateDraft {
   pending?: { readonly wire: readonly string[]; readonly mergeFields: readonly string[] } | undefined;
 }
 
-/** How problems name what the caller wrote. */
+/** Who asks: how problems name what the caller wrote, and what it allows beyond the API's own rules. */
 export interface InputNames {
   /** The request's fields (template_id, signatory.email, …) as the caller names them. */
   readonly fields: Readonly<Record<string, string>>;
   readonly hint: string;
+  /** The signatory's email must be at one of these domains (none given: any). */
+  readonly allowedDomains?: readonly AllowedDomain[] | undefined;
 }
 
 /** The request the draft makes, ready to send; every problem found (with those already in `problems`) is thrown as one error. */
@@ -73,7 +82,26 @@ function checkDraft(
   if (template !== 'unresolved') {
     checkTemplateFields(template, draft.mergeData, problems, draft.pending?.mergeFields);
   }
+  checkSignatoryDomain(draft.signatory, names, problems);
   return request;
+}
+
+/**
+ * The signatory's address against the allowed domains, when the caller set any: told with the other
+ * problems, unless the address itself is already one.
+ */
+function checkSignatoryDomain(signatory: unknown, names: InputNames, problems: Problems): void {
+  const allowed = names.allowedDomains ?? [];
+  const email = (signatory as { email?: unknown } | undefined)?.email;
+  if (allowed.length === 0 || typeof email !== 'string') return;
+  const where = names.fields['signatory.email'] ?? 'signatory.email';
+  if (problems.some((problem) => problem.source === where) || isAllowedEmail(email, allowed)) return;
+  problems.push(
+    usageProblem(
+      where,
+      `${emailDomain(email)} is not a domain this sender may send to (allowed: ${allowed.map(describeAllowedDomain).join(', ')}).`,
+    ),
+  );
 }
 
 /**

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateEnvelopeRequest, Envelope } from '../../src/api/schemas.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { LIVE_TOKEN } from '../helpers/create-command.js';
+import { errorOf } from '../helpers/mcp-results.js';
 import { json, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, bundleProcessWatch, freshConfigDir, runBin, runWatched } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
@@ -27,9 +28,11 @@ beforeAll(async () => {
   sandbox = await startQuietSandbox();
   project = mkdtempSync(join(tmpdir(), 'esign-mcp-'));
   writeFileSync(join(project, '.esign.json'), JSON.stringify({ templates: { 'offer-letter': ACME_OFFER } }));
+  // Sending without a person's confirmation (--confirm never): what confirming does is
+  // test/e2e/mcp-confirm.test.ts's.
   [sandboxServed, scriptedServed] = await Promise.all([
-    serve([], sandboxEnv()),
-    serve([], { ESIGN_BASE_URL: scripted.baseUrl, ESIGN_TOKEN: LIVE_TOKEN }),
+    serve(['--confirm', 'never'], sandboxEnv()),
+    serve(['--confirm', 'never'], { ESIGN_BASE_URL: scripted.baseUrl, ESIGN_TOKEN: LIVE_TOKEN }),
   ]);
 });
 afterAll(async () => {
@@ -219,8 +222,7 @@ describe('esign mcp against esign sandbox', () => {
       signatory: { name: 'Ada', email: 'not-an-email' },
       merge_data: { company: { legal: 'Acme' } },
     });
-    expect(bad.isError).toBe(true);
-    const error = bad.structuredContent?.error as { code: string; message: string; details: string[] };
+    const error = errorOf(bad) as { code: string; message: string; details: string[] };
     expect(error.code).toBe('usage');
     expect(error.message).toBe('3 problems with the input; nothing was sent:');
     expect(error.details).toEqual([
@@ -270,6 +272,9 @@ describe('esign mcp against esign sandbox', () => {
     expect(served.stderr()).toContain(
       "esign mcp: serving create_envelope, validate_envelope, list_templates, get_status (profile 'default')",
     );
+    expect(served.stderr()).toContain(
+      'esign mcp: create_envelope sends without asking anyone to confirm (--confirm never).',
+    );
     expect(served.stderr()).toContain(`created envelope ${envelope.envelope_id}`);
     expectNoToken(served, token);
   });
@@ -312,13 +317,12 @@ describe('esign mcp: API failures are tool errors with the command line’s code
     scripted.script(rejected);
     const cli422 = await commandLineError();
 
-    expect(unauthenticated.isError).toBe(true);
-    const error401 = unauthenticated.structuredContent?.error as Record<string, unknown>;
+    const error401 = errorOf(unauthenticated);
     expect(error401).toMatchObject({ code: 'unauthenticated', status: 401 });
     expect(String(error401.message)).toContain('[redacted]');
     expect(withoutRequestId(error401)).toEqual(withoutRequestId(cli401));
 
-    const error422 = unprocessable.structuredContent?.error as Record<string, unknown>;
+    const error422 = errorOf(unprocessable);
     expect(error422).toMatchObject({
       code: 'rejected',
       status: 422,
@@ -335,8 +339,7 @@ describe('esign mcp: API failures are tool errors with the command line’s code
     const served = scriptedServed;
     scripted.script({ kind: 'destroy' });
     const dropped = await served.call('create_envelope', ARGS);
-    expect(dropped.isError).toBe(true);
-    const error = dropped.structuredContent?.error as Record<string, unknown>;
+    const error = errorOf(dropped);
     expect(error.code).toBe('outcome_unknown');
     expect(String(error.hint)).toContain('the envelope may have been created');
     expect(scripted.requests).toHaveLength(1);

@@ -1,6 +1,7 @@
 // Which tools `esign mcp` lists, from --read-only and --tools: decided before the SDK is loaded.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
+import { serverRules } from '../../src/mcp/server-options.js';
 import { chooseTools, TOOL_NAMES } from '../../src/mcp/tool-names.js';
 
 function usageErrorOf(run: () => unknown): UsageError {
@@ -35,6 +36,55 @@ describe('chooseTools', () => {
     expect(usageErrorOf(() => chooseTools({ tools: ' , ' })).message).toContain('name at least one tool');
     expect(usageErrorOf(() => chooseTools({ readOnly: true, tools: 'create_envelope' })).message).toBe(
       '--tools names create_envelope, which --read-only leaves out.',
+    );
+  });
+});
+
+describe('serverRules: the flags, or the same in the environment (an MCP Bundle’s settings)', () => {
+  it('a flag wins over its variable; empty variables mean the defaults', () => {
+    expect(serverRules({}, {})).toEqual({
+      confirm: 'ask',
+      allowedDomains: [],
+      readOnly: false,
+      readOnlyFrom: 'ESIGN_MCP_READ_ONLY',
+    });
+    const env = {
+      ESIGN_MCP_CONFIRM: 'never',
+      ESIGN_MCP_ALLOW_DOMAINS: 'example.com, *.Example.org',
+      ESIGN_MCP_READ_ONLY: 'true',
+    };
+    expect(serverRules({}, env)).toMatchObject({
+      confirm: 'never',
+      allowedDomains: [
+        { domain: 'example.com', subdomains: false },
+        { domain: 'example.org', subdomains: true },
+      ],
+      readOnly: true,
+    });
+    expect(serverRules({ confirm: 'ask', allowDomain: ['example.net'] }, env)).toMatchObject({
+      confirm: 'ask',
+      allowedDomains: [{ domain: 'example.net', subdomains: false }],
+    });
+    // What an MCP Bundle hands over when its optional settings are left as they are.
+    expect(
+      serverRules({}, { ESIGN_MCP_CONFIRM: '', ESIGN_MCP_ALLOW_DOMAINS: '', ESIGN_MCP_READ_ONLY: 'false' }),
+    ).toMatchObject({
+      confirm: 'ask',
+      allowedDomains: [],
+      readOnly: false,
+    });
+  });
+
+  it('a bad value names the variable it came from', () => {
+    expect(usageErrorOf(() => serverRules({}, { ESIGN_MCP_READ_ONLY: 'maybe' })).message).toBe(
+      'ESIGN_MCP_READ_ONLY must be true or false (got "maybe").',
+    );
+    expect(usageErrorOf(() => serverRules({}, { ESIGN_MCP_CONFIRM: 'always' })).message).toBe(
+      'ESIGN_MCP_CONFIRM must be ask or never (got "always").',
+    );
+    const rules = serverRules({}, { ESIGN_MCP_READ_ONLY: '1' });
+    expect(usageErrorOf(() => chooseTools({ ...rules, tools: 'create_envelope' })).message).toBe(
+      '--tools names create_envelope, which ESIGN_MCP_READ_ONLY leaves out.',
     );
   });
 });

@@ -13,6 +13,7 @@ import { parseProjectFile } from '../../src/project/project-file.js';
 import { listTemplates, resolveTemplate, templateNamesFor } from '../../src/project/templates.js';
 import { hasControl } from '../../src/text/terminal-text.js';
 import { createTestContext } from '../helpers/context.js';
+import { defaultRules, errorOf } from '../helpers/mcp-results.js';
 
 const OFFER = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const PROD_OFFER = '01JF2K8W0R3M7Q5N9T1V4XBYCD';
@@ -270,6 +271,7 @@ describe("esign mcp's validate_envelope checks the fields as create does", () =>
       settings: loadSettings({}, ctx),
       verbose: false,
       ctx,
+      ...defaultRules(),
       templates: () => [],
       status: () => ({}),
     };
@@ -281,8 +283,7 @@ describe("esign mcp's validate_envelope checks the fields as create does", () =>
       { template: 'offer-letter', signatory, merge_data: { company: 'Acme', start_dte: '2026-12-01' } },
       deps,
     );
-    expect(bad.isError).toBe(true);
-    expect(bad.structuredContent.error).toMatchObject({
+    expect(errorOf(bad)).toMatchObject({
       code: 'invalid_input',
       details: [
         "merge field 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary).",
@@ -294,6 +295,6 @@ describe("esign mcp's validate_envelope checks the fields as create does", () =>
       { template: 'offer-letter', signatory, merge_data: { company: 'Acme', start_date: '2026-12-01' } },
       deps,
     );
-    expect(good.isError).toBeUndefined();
+    expect('isError' in good).toBe(false);
   });
 });
