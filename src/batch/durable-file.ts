@@ -6,8 +6,10 @@
 // a batch's turns. Writes stay on the main thread: made by libuv's thread pool instead (one in
 // flight, the next gathered behind it), a 10k-record batch took longer, not less (the hand-offs
 // between threads cost more than the writes).
-import { close, fchmodSync, fdatasync, fstatSync, openSync, writeSync } from 'node:fs';
+import { close, fchmodSync, fdatasync, fstatSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Env } from '../context.js';
+import { openOwnFile } from '../fs/ownership.js';
 import { syncFolder } from '../fs/sync-folder.js';
 
 interface Waiter {
@@ -66,7 +68,9 @@ export class DurableAppender<Tag = string> {
    * could lose the whole file. `syncEveryMs` spaces the syncs; `truncate` empties the file first.
    * `behind` (with `gather`): this file never gets ahead of that one. Whatever that file has
    * gathered is written before this file's own texts, so a kill between the two writes finds that
-   * one ahead; and once that file has failed, nothing more is written to this one.
+   * one ahead; and once that file has failed, nothing more is written to this one. The file is
+   * never opened through a symbolic link; with `env`, only when it is the user's own
+   * (src/fs/ownership.ts), as a file of signing URLs must be.
    */
   static open<Tag = string>(
     path: string,
@@ -76,15 +80,18 @@ export class DurableAppender<Tag = string> {
       truncate = false,
       gather = false,
       behind,
+      env,
     }: {
       syncEveryMs?: number;
       mode?: number;
       truncate?: boolean;
       gather?: boolean;
       behind?: DurableAppender<unknown>;
+      /** Write only to a file of the user's own; the environment says who that is (SUDO_UID). */
+      env?: Env;
     } = {},
   ): DurableAppender<Tag> {
-    const fd = openSync(path, truncate ? 'w' : 'a', mode);
+    const fd = openOwnFile(path, { mode, truncate, env });
     if (truncate) fchmodSync(fd, mode); // a file that was there keeps its mode otherwise
     const size = fstatSync(fd).size;
     if (size === 0) syncFolder(dirname(path));

@@ -13,6 +13,7 @@
 // sync covers many of them. The lines' formats are zod schemas in formats.ts.
 import { createReadStream, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
+import type { Env } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isTornLine, readLinesKnowingLast } from '../fs/lines.js';
 import { DurableAppender } from './durable-file.js';
@@ -70,13 +71,18 @@ export class IntentJournal {
    */
   static async create(
     path: string,
-    { boot = currentBoot(), results }: { boot?: string; results?: DurableAppender<unknown> } = {},
+    {
+      boot = currentBoot(),
+      results,
+      env,
+    }: { boot?: string; results?: DurableAppender<unknown>; env?: Env } = {},
   ): Promise<IntentJournal> {
     const file = DurableAppender.open(path, {
       mode: 0o600,
       truncate: true,
       gather: true,
       behind: results,
+      env,
     });
     await file.append(`${formatJournalHeader({ boot })}\n`);
     return new IntentJournal(file);

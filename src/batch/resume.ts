@@ -1,11 +1,13 @@
 // Resuming a batch: one run at a time on an --output (a lock keyed on the real file), no earlier
 // results overwritten without --resume, and what the earlier runs did read back, with the intents
 // nobody answered turned into `unknown` results.
-import { existsSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { Env } from '../context.js';
 import { UsageError } from '../errors.js';
 import { describeReadError, isDiskFull } from '../fs/files.js';
-import { acquireLock, releaseLock } from '../fs/lock.js';
+import { acquireLock, busyLockAdvice, heldWhere, lockLost, releaseLock } from '../fs/lock.js';
+import { currentUser, notOwnReason, ownedByUser } from '../fs/ownership.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { DurableAppender } from './durable-file.js';
 import { formatResult, OUTCOME_UNKNOWN } from './formats.js';
@@ -73,7 +75,7 @@ function linkLoop(shown: string): UsageError {
  */
 export async function loadPrevious(
   output: string,
-  options: { write?: boolean; baseUrl?: string | undefined; shownAs?: string | undefined } = {},
+  options: { write?: boolean; baseUrl?: string | undefined; shownAs?: string | undefined; env?: Env } = {},
 ): Promise<PreviousResults> {
   const { write = true, baseUrl } = options;
   const baseUrls = new Set<string>();
@@ -102,7 +104,7 @@ export async function loadPrevious(
       }),
     );
     if (write) {
-      const appender = DurableAppender.open(output, { mode: 0o600 });
+      const appender = DurableAppender.open(output, { mode: 0o600, env: options.env });
       try {
         await appender.append(`${lines.join('\n')}\n`);
       } finally {
@@ -145,6 +147,47 @@ function checkSameApi(recorded: ReadonlySet<string>, baseUrl: string, shownAs: s
 export interface OutputRun {
   shownAs: string;
   resume: boolean;
+  env: Env;
+}
+
+/**
+ * --output in a folder others can write (a shared /tmp, a group's folder): the results file and its
+ * journal hold signing URLs, which are bearer links, so esign writes them only to files of the
+ * user's own. Refused before anything is sent: a results file or journal that is there and is
+ * another user's, or that others can write, or a journal that is a symbolic link; and an --output
+ * that is a symbolic link another user made. `given`: the path as given; `output`: its real path.
+ */
+export function refuseForeignFiles(given: string, output: string, run: OutputRun): void {
+  const user = currentUser(run.env);
+  const link = statOrUndefined(given);
+  if (user && link?.isSymbolicLink() && !ownedByUser(link.uid, user)) {
+    throw foreignFile(`--output ${run.shownAs}`, `is a symbolic link made by another user (uid ${link.uid})`);
+  }
+  for (const [path, name] of [
+    [output, `--output ${run.shownAs}`],
+    [`${output}.pending`, `The journal of --output ${run.shownAs} (${output}.pending)`],
+  ] as const) {
+    const stats = statOrUndefined(path);
+    const reason = stats && notOwnReason(stats, user);
+    if (reason !== undefined) throw foreignFile(name, reason);
+  }
+}
+
+function statOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function foreignFile(name: string, reason: string): UsageError {
+  return new UsageError(
+    `${name} ${reason}: esign writes signing URLs only to a file of your own that nobody else can write. Nothing was sent.`,
+    {
+      hint: 'Write --output to a folder of your own (or remove that file if it is yours to remove), then run again.',
+    },
+  );
 }
 
 /**
@@ -167,17 +210,30 @@ export function refuseOverwrite(output: string, run: OutputRun): void {
   }
 }
 
+/** This run's hold on --output: `lost` aborts if another run took it over meanwhile. */
+export interface OutputClaim {
+  lost: AbortSignal;
+  release(): Promise<void>;
+}
+
 /**
  * Makes this run the only one on `output` (a lock beside it, until the run ends), and makes sure no
  * earlier run's results or intents are overwritten without --resume.
  */
-export async function claimOutput(output: string, run: OutputRun): Promise<() => Promise<void>> {
+export async function claimOutput(
+  files: { given: string; path: string },
+  run: OutputRun,
+): Promise<OutputClaim> {
+  const output = files.path;
   const lockPath = `${output}.lock`;
   await acquireLock(lockPath, {
     busy: (owner) =>
-      new UsageError(`Another esign batch (process ${owner}) is writing to --output ${run.shownAs}.`, {
-        hint: `Wait for it to finish, or stop it. If none is running, remove ${lockPath}.`,
-      }),
+      new UsageError(
+        `Another esign batch (process ${owner.pid}) is writing to --output ${run.shownAs}: a run is in progress${heldWhere(owner)}. Nothing was sent.`,
+        {
+          hint: `Wait for it to finish (or stop it), then run this command again; with --resume it continues where that run ends. ${busyLockAdvice(lockPath)}`,
+        },
+      ),
     failed: (error) =>
       new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}. Nothing was sent.`, {
         hint: isDiskFull(error)
@@ -186,10 +242,11 @@ export async function claimOutput(output: string, run: OutputRun): Promise<() =>
       }),
   });
   try {
+    refuseForeignFiles(files.given, output, run);
     refuseOverwrite(output, run);
   } catch (error) {
     await releaseLock(lockPath);
     throw error;
   }
-  return () => releaseLock(lockPath);
+  return { lost: lockLost(lockPath) ?? new AbortController().signal, release: () => releaseLock(lockPath) };
 }

@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { CliError, type CliErrorOptions, ExitCode, InputError, UsageError } from '../errors.js';
 import { describeReadError, isDiskFull } from '../fs/files.js';
-import { acquireLock, releaseLock } from '../fs/lock.js';
+import { acquireLock, busyLockAdvice, heldWhere, releaseLock } from '../fs/lock.js';
 import { syncFolder } from '../fs/sync-folder.js';
 import { themeFor } from '../io/theme.js';
 import { globalOptions, share, wholeNumber } from '../options.js';
@@ -105,7 +105,7 @@ const CLI_ERRORS: { [K in SandboxErrorKind]: (error: SandboxError) => CliError }
     ),
   state_in_use: (e) =>
     new StateFileError(e.message, {
-      hint: `Stop that sandbox or use another --state file. If no sandbox is running, remove ${e.file}.`,
+      hint: `Stop that sandbox or use another --state file. ${busyLockAdvice(e.file ?? 'beside the state file')}`,
       cause: e,
     }),
   state_folder_missing: (e) =>
@@ -130,8 +130,12 @@ const rethrowAsCliError = (error: unknown): never => {
 };
 
 /** esign's own lock (stale owners taken over) and folder sync, for the --state file. */
-const ESIGN_FILE_SYSTEM: StateFileSystem = {
-  acquireLock: (lockPath, errors) => acquireLock(lockPath, errors),
+export const ESIGN_FILE_SYSTEM: StateFileSystem = {
+  acquireLock: (lockPath, errors) =>
+    acquireLock(lockPath, {
+      busy: (owner) => errors.busy(owner.pid, heldWhere(owner)),
+      failed: errors.failed,
+    }),
   releaseLock: (lockPath) => releaseLock(lockPath),
   syncFolder: (folder) => syncFolder(folder),
 };

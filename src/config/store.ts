@@ -107,7 +107,7 @@ export async function updateConfigFile(
   }
   // Loaded here, to change the file: every command reads the config, few change it (the lock loads
   // node:crypto and node:fs/promises, ~5 ms of a create's start).
-  const [{ default: Conf }, { acquireLock, releaseLock }] = await Promise.all([
+  const [{ default: Conf }, { acquireLock, busyLockAdvice, heldWhere, releaseLock }] = await Promise.all([
     import('conf'),
     import('../fs/lock.js'),
   ]);
@@ -116,8 +116,8 @@ export async function updateConfigFile(
     {
       busy: (owner) =>
         new ConfigFileError(
-          `The config file ${path} is being changed by another esign process (${owner}); nothing was changed.`,
-          { hint: `Try again. If no esign is running, remove ${lockPath}.` },
+          `The config file ${path} is being changed by another esign process (${owner.pid})${heldWhere(owner)}; nothing was changed.`,
+          { hint: `Try again in a moment. ${busyLockAdvice(lockPath)}` },
         ),
       failed: (error) =>
         new ConfigFileError(

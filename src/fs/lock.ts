@@ -7,27 +7,48 @@
 //    over), and only after reading, under the guard, that the lock still holds that stale content.
 //    Nonces are never reused, so a late racer holding the guard finds newer content and leaves it.
 //
-// A process id alone does not name an owner: the system hands ids out again, after a reboot and in
-// every container (whose first process is always 1). So a lock holds, one per line, the owner's id,
-// a random nonce, and where the system tells them (Linux) the boot id and the owner's start time:
-//   4242
-//   9f3c0a…                 (24 hex digits)
-//   boot 6a1e…-…            (/proc/sys/kernel/random/boot_id)
-//   start 183527            (/proc/<pid>/stat field 22, clock ticks since boot)
-// The id stays the first line, so a lock written by an older esign (id and nonce only) reads as
-// before, and an older esign reads ours. `ownerIsGone` decides when a lock is stale.
+// Folders are shared: by containers on one machine (each with its own process ids, its first
+// process always 1), by CI jobs and by machines (a network file system). A process id names an
+// owner only on its own machine and in its own PID namespace, so a lock holds, one per line:
+//   4242                       the owner's process id
+//   9f3c0a…                    a random nonce (24 hex digits)
+//   boot 6a1e…-…               the machine's boot id (Linux: /proc/sys/kernel/random/boot_id)
+//   start 183527               the owner's start time (Linux: /proc/<pid>/stat field 22)
+//   host ci-7                  the owner's host name
+//   ns pid:[4026531836]        the owner's PID namespace (Linux: /proc/self/ns/pid)
+//   since 2026-11-27T10:42:03Z when it was taken
+// and a lease: while a lock is held its owner touches it (its modification time) every
+// LEASE_REFRESH_MS. A lock is stale when its lease ran out (no touch for LEASE_MS), or when its
+// owner is on this machine, in this namespace, and provably gone (not running, or its id now names
+// a process that started at another time, or this very process, which did not write it). An owner
+// elsewhere is never judged by its process id. `ownerIsGone` decides.
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, link, open, readFile, rm, unlink, writeFile } from 'node:fs/promises';
-import { currentBootId, isRunning, processStartTime } from './process-identity.js';
+import { type FileHandle, link, open, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { escapeControl } from '../text/terminal-text.js';
+import { currentBootId, currentPidNamespace, isRunning, processStartTime } from './process-identity.js';
 
-/** What a lock file says of its owner; bootId and startTime are missing from older locks. */
+/** How long a lock stays held without its owner touching it. */
+export const LEASE_MS = 60_000;
+/** How often an owner touches the locks it holds. */
+export const LEASE_REFRESH_MS = 10_000;
+
+/**
+ * What a lock file says of its owner. Older locks hold only the id (and boot and start time); `ageMs`
+ * is how long ago it was last touched, when that was read.
+ */
 export interface LockRecord {
   pid: number;
   bootId?: string | undefined;
   startTime?: string | undefined;
+  host?: string | undefined;
+  pidNamespace?: string | undefined;
+  /** When it was taken (ISO 8601). */
+  since?: string | undefined;
+  ageMs?: number | undefined;
 }
 
-/** Reads a lock's text: the id on the first line, then `boot …` and `start …` lines if present. */
+/** Reads a lock's text: the id on the first line, then `name value` lines where present. */
 export function parseLockRecord(text: string): LockRecord {
   const lines = text.split('\n');
   const field = (name: string) =>
@@ -35,13 +56,22 @@ export function parseLockRecord(text: string): LockRecord {
       .find((line) => line.startsWith(`${name} `))
       ?.slice(name.length + 1)
       .trim() || undefined;
-  return { pid: Number.parseInt(text, 10), bootId: field('boot'), startTime: field('start') };
+  return {
+    pid: Number.parseInt(text, 10),
+    bootId: field('boot'),
+    startTime: field('start'),
+    host: field('host'),
+    pidNamespace: field('ns'),
+    since: field('since'),
+  };
 }
 
 /** What the caller knows of itself and can ask of other processes (injected by tests). */
 export interface ProcessView {
   pid: number;
   bootId: string | undefined;
+  host?: string | undefined;
+  pidNamespace?: string | undefined;
   isRunning(pid: number): boolean;
   startTime(pid: number): string | undefined;
 }
@@ -51,23 +81,54 @@ const thisProcess: ProcessView = {
   get bootId() {
     return currentBootId();
   },
+  get host() {
+    return hostname();
+  },
+  get pidNamespace() {
+    return currentPidNamespace();
+  },
   isRunning,
   startTime: processStartTime,
 };
 
 /**
+ * " on ci-7 since 2026-11-27 10:42:03 UTC": where and since when a lock is held, for the message
+ * that follows its process id; empty for a lock that does not say (an earlier esign's).
+ */
+export function heldWhere(owner: Pick<LockRecord, 'host' | 'since'>): string {
+  const host = owner.host === undefined ? '' : ` on ${escapeControl(owner.host)}`;
+  const since =
+    owner.since === undefined
+      ? ''
+      : ` since ${escapeControl(owner.since.replace('T', ' ').replace(/Z$/, ' UTC'))}`;
+  return `${host}${since}`;
+}
+
+/**
+ * What to know of a held lock: where it is, and that one whose owner stopped without letting go is
+ * free once its lease ran out.
+ */
+export function busyLockAdvice(lockPath: string): string {
+  return `Its lock is ${lockPath}: it is free once its owner has not renewed it for ${LEASE_MS / 1000} s. An owner on another machine or in another container is out of esign's sight: remove the lock by hand only when you are sure it has stopped.`;
+}
+
+/**
  * Whether the owner a lock names is gone, so that the lock may be taken over. `ours` is whether
  * this process wrote the lock (and has not released it). Gone when:
  *  - the lock names no process id (empty or junk);
- *  - it names the caller's own id but the caller did not write it: a lock left by an earlier
- *    process that had this id (every container's process 1, after a crash and a restart);
- *  - it was written in another boot;
- *  - its process is not running;
- *  - its process is running but started at another time than the owner did: the id was reused.
- * Where boot id or start time are unknown (an older lock, or not Linux), liveness of the id decides.
+ *  - its lease ran out: nobody touched it for LEASE_MS (an owner anywhere, crashed or cut off);
+ *  - its owner is on this machine and in this PID namespace (same host, boot and namespace), and:
+ *    it names the caller's own id but the caller did not write it (a lock left by an earlier
+ *    process that had this id: a container's process 1 after a crash and a restart); or its
+ *    process is not running; or it is running but started at another time (the id was reused).
+ * An owner on another host, in another boot or in another namespace is held until its lease runs
+ * out: there its process id names nothing here. A lock of an earlier esign (no host) is judged as
+ * then: by boot, then by its id's liveness and start time.
  */
 export function ownerIsGone(lock: LockRecord, ours: boolean, view: ProcessView): boolean {
   if (!Number.isInteger(lock.pid) || lock.pid <= 0) return true;
+  if (!ours && lock.ageMs !== undefined && lock.ageMs > LEASE_MS) return true;
+  if (lock.host !== undefined && !sameMachineAndNamespace(lock, view)) return false;
   if (lock.pid === view.pid) return !ours;
   const bootId = view.bootId;
   if (lock.bootId !== undefined && bootId !== undefined && lock.bootId !== bootId) return true;
@@ -77,19 +138,30 @@ export function ownerIsGone(lock: LockRecord, ours: boolean, view: ProcessView):
   return startTime !== undefined && startTime !== lock.startTime;
 }
 
-/** The text of a new lock for this process: a fresh nonce, and boot and start time where known. */
+/** Whether the lock's owner ran where this process runs: its ids name processes here. */
+function sameMachineAndNamespace(lock: LockRecord, view: ProcessView): boolean {
+  const same = (theirs: string | undefined, ours: string | undefined) => theirs === ours;
+  return (
+    same(lock.host, view.host) && same(lock.bootId, view.bootId) && same(lock.pidNamespace, view.pidNamespace)
+  );
+}
+
+/** The text of a new lock for this process: a fresh nonce, and where and since when it is held. */
 function lockText(view: ProcessView): string {
   const lines = [String(view.pid), randomBytes(12).toString('hex')];
   const bootId = view.bootId;
   const startTime = view.startTime(view.pid);
   if (bootId !== undefined) lines.push(`boot ${bootId}`);
   if (startTime !== undefined) lines.push(`start ${startTime}`);
+  lines.push(`host ${(view.host ?? 'unknown').replace(/\s/g, '_')}`);
+  if (view.pidNamespace !== undefined) lines.push(`ns ${view.pidNamespace}`);
+  lines.push(`since ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}`);
   return `${lines.join('\n')}\n`;
 }
 
 export interface LockErrors {
-  /** The lock is held by a running process. */
-  busy(owner: number): Error;
+  /** The lock is held: by a running process, or one whose lease has not run out (describeOwner says where). */
+  busy(owner: LockRecord): Error;
   /** The lock file cannot be created (no such folder, not writable). */
   failed(error: unknown): Error;
 }
@@ -102,8 +174,8 @@ export interface LockOptions {
   waitMs?: number;
 }
 
-/** What this process wrote into each lock it holds, so that it releases only its own. */
-const held = new Map<string, string>();
+/** What this process wrote into each lock it holds (so that it releases only its own), and its lease. */
+const held = new Map<string, { content: string; lease: NodeJS.Timeout; lost: AbortController }>();
 /** Every lock text this process wrote and still stands by (taking or holding it): its own locks. */
 const written = new Set<string>();
 
@@ -173,26 +245,47 @@ async function readText(path: string): Promise<string | undefined> {
   }
 }
 
-/** Reads the lock; an empty or unreadable lock gets a moment to fill (a writer without link()). */
-async function readOwner(path: string): Promise<string | undefined> {
-  const text = await readText(path);
-  if (text === undefined || /^\d+\s/.test(text)) return text;
-  await sleep(50);
-  return readText(path);
+/**
+ * The lock's text and how long ago it was last touched, or undefined when there is no lock. Opened
+ * before its times are read: a network file system checks its cached times on open.
+ */
+async function readLock(path: string): Promise<{ text: string; ageMs: number } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if (code(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const { mtimeMs } = await handle.stat();
+    return { text: await handle.readFile('utf8'), ageMs: Date.now() - mtimeMs };
+  } finally {
+    await handle.close();
+  }
 }
 
-type Attempt = { acquired: true } | { acquired: false; owner: number };
+/** Reads the lock; an empty or unreadable lock gets a moment to fill (a writer without link()). */
+async function readOwner(path: string): Promise<{ text: string; ageMs: number } | undefined> {
+  const read = await readLock(path);
+  if (read === undefined || /^\d+\s/.test(read.text)) return read;
+  await sleep(50);
+  return readLock(path);
+}
+
+type Attempt = { acquired: true } | { acquired: false; owner: LockRecord };
 
 /** One try at `path`: created, or the live owner it is held by. Stale owners are taken over. */
 async function tryLock(path: string, content: string, depth: number): Promise<Attempt> {
   for (let round = 0; ; round++) {
     if (await createExclusive(path, content)) return { acquired: true };
-    const text = await readOwner(path);
-    if (text === undefined) continue; // released in between: try again
-    const owner = parseLockRecord(text);
-    if (!ownerIsGone(owner, written.has(text), thisProcess)) return { acquired: false, owner: owner.pid };
+    const read = await readOwner(path);
+    if (read === undefined) continue; // released in between: try again
+    const { text } = read;
+    const owner = { ...parseLockRecord(text), ageMs: read.ageMs };
+    if (!ownerIsGone(owner, written.has(text), thisProcess)) return { acquired: false, owner };
     // Gone (or unreadable junk): take it over, unless a live racer is doing so this instant.
-    if (depth > 8 || round > 200) return { acquired: false, owner: owner.pid };
+    if (depth > 8 || round > 200) return { acquired: false, owner };
     const taken = await removeStale(path, text, content, depth);
     if (!taken) await sleep(5 + Math.random() * 10);
   }
@@ -229,7 +322,37 @@ export async function acquireLock(
     written.delete(content);
     throw error;
   }
-  held.set(lockPath, content);
+  const lost = new AbortController();
+  const lease = setInterval(() => void renewLease(lockPath, content, lost), LEASE_REFRESH_MS);
+  lease.unref();
+  held.set(lockPath, { content, lease, lost });
+}
+
+/**
+ * Touches a lock this process holds, so that its lease goes on. A lock that no longer holds what
+ * this process wrote was taken over (this process stood still past the lease: a suspended laptop,
+ * a stopped job): `lost` says so, and nothing more is touched.
+ */
+async function renewLease(lockPath: string, content: string, lost: AbortController): Promise<void> {
+  try {
+    if ((await readText(lockPath)) !== content) {
+      clearInterval(held.get(lockPath)?.lease);
+      lost.abort(new Error(`the lock ${lockPath} was taken over`));
+      return;
+    }
+    const now = new Date();
+    await utimes(lockPath, now, now);
+  } catch {
+    // A lease that cannot be touched this once (a network file system away) is tried again.
+  }
+}
+
+/**
+ * Aborted when a lock this process holds was taken over by another (its lease ran out while this
+ * process stood still); undefined when this process holds no lock there.
+ */
+export function lockLost(lockPath: string): AbortSignal | undefined {
+  return held.get(lockPath)?.lost.signal;
 }
 
 /** Tries `lockPath` until it is taken or `waitMs` has passed (then the owner is `errors.busy`). */
@@ -251,9 +374,11 @@ async function takeLock(lockPath: string, content: string, errors: LockErrors, w
 
 /** Removes the lock if this process holds it (never another process's). */
 export async function releaseLock(lockPath: string): Promise<void> {
-  const content = held.get(lockPath);
+  const holding = held.get(lockPath);
   held.delete(lockPath);
-  if (content === undefined) return;
+  if (holding === undefined) return;
+  clearInterval(holding.lease);
+  const { content } = holding;
   try {
     if ((await readText(lockPath).catch(() => undefined)) === content) await rm(lockPath, { force: true });
   } finally {

@@ -2,7 +2,7 @@
 // runs in and the moment it started in that boot, as rushstack's LockFile records them. Both come
 // from /proc, so only Linux knows them; elsewhere they are undefined and a lock falls back to asking
 // whether its process id is running, which a reused id fools (a reboot on macOS or Windows, say).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 
 function readProc(path: string): string | undefined {
   try {
@@ -50,4 +50,21 @@ export function isRunning(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+let pidNamespace: string | undefined | null = null;
+
+/**
+ * This process's PID namespace (Linux: `pid:[4026531836]`), or undefined where it cannot be read.
+ * Two processes in one namespace see each other's ids; a container has a namespace of its own.
+ */
+export function currentPidNamespace(): string | undefined {
+  if (pidNamespace === null) {
+    try {
+      pidNamespace = readlinkSync('/proc/self/ns/pid');
+    } catch {
+      pidNamespace = undefined;
+    }
+  }
+  return pidNamespace;
 }

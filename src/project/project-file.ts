@@ -8,6 +8,7 @@ import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import type { Env } from '../context.js';
 import { UsageError } from '../errors.js';
+import { currentUser } from '../fs/ownership.js';
 import { describeIssue } from '../text/issues.js';
 import { locate, readBoundedJson } from '../text/json.js';
 import { shellQuote } from '../text/shell.js';
@@ -20,7 +21,7 @@ import {
   TemplateEntries,
   templateEntryKeysAt,
 } from './template-entry.js';
-import { currentUser, distrustReason, inspect } from './trust.js';
+import { distrustReason, inspect } from './trust.js';
 
 export const PROJECT_FILE_NAME = '.esign.json';
 

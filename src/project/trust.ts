@@ -16,18 +16,12 @@
 // Windows has no POSIX owners here (process.geteuid is undefined): every file is used, as before.
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Env } from '../context.js';
+import { type CurrentUser, octal, ownedByUser } from '../fs/ownership.js';
 
 /** The owner and mode of a file or folder, as stat gives them. */
 interface Owned {
   readonly uid: number;
   readonly mode: number;
-}
-
-/** Who is running esign: the effective uid, and under sudo the uid that ran sudo. */
-export interface CurrentUser {
-  readonly uid: number;
-  readonly sudoUid: number | undefined;
 }
 
 /** What stat found about a project file: the link (when it is one), the file, and their folders. */
@@ -40,14 +34,6 @@ export interface FoundFile {
 
 const STICKY = 0o1000;
 const OTHERS_WRITE = 0o002;
-
-const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
-
-/** git's ownership rule: the user's own, or as root, root's own or the sudo user's. */
-function ownedByUser(uid: number, user: CurrentUser): boolean {
-  if (uid === user.uid) return true;
-  return user.uid === 0 && user.sudoUid !== undefined && uid === user.sudoUid;
-}
 
 /** Why the file must not be used, in words that follow "it", or undefined when it may be used. */
 export function distrustReason(found: FoundFile, user: CurrentUser): string | undefined {
@@ -63,14 +49,6 @@ export function distrustReason(found: FoundFile, user: CurrentUser): string | un
     return `can be replaced by any user: its folder ${open.path} is writable by all and has no sticky bit (mode ${octal(open.mode)})`;
   }
   return undefined;
-}
-
-/** The user running esign, or undefined where there are no POSIX owners (Windows). */
-export function currentUser(env: Env): CurrentUser | undefined {
-  const uid = process.geteuid?.();
-  if (uid === undefined) return undefined;
-  const sudo = env.SUDO_UID === undefined ? Number.NaN : Number(env.SUDO_UID);
-  return { uid, sudoUid: Number.isInteger(sudo) && sudo >= 0 ? sudo : undefined };
 }
 
 /** Stats the file at `path` (which exists) for distrustReason. */

@@ -20,7 +20,7 @@ try {
   await acquireLock(
     lockPath,
     {
-      busy: (owner) => Object.assign(new Error(`busy ${owner}`), { busy: true }),
+      busy: (owner) => Object.assign(new Error(`busy ${owner.pid}`), { busy: true }),
       failed: (error) => error as Error,
     },
     { waitMs: Number(waitMs ?? 0) },

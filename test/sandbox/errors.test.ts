@@ -6,10 +6,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliErrorOf } from '../../src/commands/sandbox.js';
+import { cliErrorOf, ESIGN_FILE_SYSTEM } from '../../src/commands/sandbox.js';
 import { CliError, ExitCode } from '../../src/errors.js';
-import { acquireLock, releaseLock } from '../../src/fs/lock.js';
-import { syncFolder } from '../../src/fs/sync-folder.js';
 import { SandboxError, type SandboxErrorKind } from '../../src/sandbox/sandbox-error.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import type { StateFileSystem } from '../../src/sandbox/state/file-system.js';
@@ -20,7 +18,7 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 let counter = 0;
 const newStatePath = () => join(folder, `state-${++counter}.json`);
 
-const esignFileSystem: StateFileSystem = { acquireLock, releaseLock, syncFolder };
+const esignFileSystem: StateFileSystem = ESIGN_FILE_SYSTEM;
 /** A flag, as the CLI would name it: the sandbox's own words never have one. */
 const FLAG = /--[a-z]/;
 
@@ -93,15 +91,15 @@ describe('the sandbox on its own', () => {
     const recording: StateFileSystem = {
       acquireLock: (lockPath, errors) => {
         calls.push(`acquire ${lockPath}`);
-        return acquireLock(lockPath, errors);
+        return esignFileSystem.acquireLock(lockPath, errors);
       },
       releaseLock: (lockPath) => {
         calls.push(`release ${lockPath}`);
-        return releaseLock(lockPath);
+        return esignFileSystem.releaseLock(lockPath);
       },
       syncFolder: (syncedFolder) => {
         calls.push(`sync ${syncedFolder}`);
-        syncFolder(syncedFolder);
+        esignFileSystem.syncFolder(syncedFolder);
       },
     };
     const statePath = newStatePath();

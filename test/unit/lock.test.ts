@@ -1,13 +1,25 @@
 // The lock beside a file: taking over a stale lock is atomic (racing processes never both proceed),
 // a live owner is busy or waited for, and a process releases only its own lock.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   acquireLock,
+  heldWhere,
+  LEASE_MS,
+  LEASE_REFRESH_MS,
   type LockRecord,
+  lockLost,
   ownerIsGone,
   type ProcessView,
   parseLockRecord,
@@ -15,9 +27,10 @@ import {
 } from '../../src/fs/lock.js';
 import { processStartTime, startTimeFromStat } from '../../src/fs/process-identity.js';
 import { bundleHelper } from '../helpers/spawn.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const errors = {
-  busy: (owner: number) => new Error(`busy ${owner}`),
+  busy: (owner: LockRecord) => new Error(`busy ${owner.pid}`),
   failed: (error: unknown) => new Error(`failed: ${(error as Error).message}`),
 };
 
@@ -182,9 +195,12 @@ describe('acquireLock', () => {
     const waiting = acquireLock(lockPath, errors, { waitMs: 20_000 });
     await releaseLock(lockPath);
     await waiting;
-    // The owner's id and nonce, then (where the system tells them) its boot and start time.
+    // The owner's id and nonce, then (where the system tells them) its boot and start time, then its
+    // host, its PID namespace (Linux) and since when it holds the lock.
     expect(readFileSync(lockPath, 'utf8')).toMatch(
-      new RegExp(`^${process.pid}\\n[0-9a-f]{24}\\n(boot [0-9a-f-]{36}\\nstart \\d+\\n)?$`),
+      new RegExp(
+        `^${process.pid}\\n[0-9a-f]{24}\\n(boot [0-9a-f-]{36}\\nstart \\d+\\n)?host \\S+\\n(ns pid:\\[\\d+\\]\\n)?since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n$`,
+      ),
     );
     await releaseLock(lockPath);
     expect(existsSync(lockPath)).toBe(false);
@@ -271,6 +287,45 @@ describe('ownerIsGone: when a lock is stale', () => {
     expect(ownerIsGone(lock, ours, view)).toBe(gone);
   });
 
+  it('an owner on another host, boot or PID namespace is held until its lease runs out, whatever its id names here', () => {
+    const here: ProcessView = { ...view, host: 'ci-7', pidNamespace: 'pid:[1]' };
+    const lock = (more: Partial<LockRecord>): LockRecord => ({
+      pid: 100,
+      bootId: 'boot-now',
+      startTime: '1',
+      host: 'ci-7',
+      pidNamespace: 'pid:[1]',
+      ageMs: 1_000,
+      ...more,
+    });
+    // Here, in this namespace: its id is judged (this process's own id, not written by it: gone).
+    expect(ownerIsGone(lock({}), false, here)).toBe(true);
+    expect(ownerIsGone(lock({ pid: 300 }), false, here)).toBe(true);
+    // Another container (process 1 in each), another host, another boot: its id names nothing here.
+    expect(ownerIsGone(lock({ pidNamespace: 'pid:[2]' }), false, here)).toBe(false);
+    expect(ownerIsGone(lock({ host: 'ci-8', pid: 300 }), false, here)).toBe(false);
+    expect(ownerIsGone(lock({ bootId: 'boot-before' }), false, here)).toBe(false);
+    // Not renewed for longer than the lease: gone, wherever it was.
+    expect(ownerIsGone(lock({ host: 'ci-8', ageMs: LEASE_MS + 1 }), false, here)).toBe(true);
+    expect(ownerIsGone(lock({ pid: 200, startTime: '7000', ageMs: LEASE_MS + 1 }), false, here)).toBe(true);
+    // This process's own lock is never stale to it, however long since it was touched.
+    expect(ownerIsGone(lock({ startTime: '5000', ageMs: LEASE_MS * 10 }), true, here)).toBe(false);
+  });
+
+  it('reads where a lock is held, and says so', () => {
+    const text =
+      '4242\n9f3c\nboot b-1\nstart 1\nhost ci-7\nns pid:[4026531836]\nsince 2026-11-27T10:42:03Z\n';
+    const record = parseLockRecord(text);
+    expect(record).toMatchObject({
+      host: 'ci-7',
+      pidNamespace: 'pid:[4026531836]',
+      since: '2026-11-27T10:42:03Z',
+    });
+    expect(heldWhere(record)).toBe(' on ci-7 since 2026-11-27 10:42:03 UTC');
+    expect(heldWhere(parseLockRecord('4242\n9f3c\n'))).toBe('');
+    expect(heldWhere({ host: 'evil\u001b[2J' })).toBe(' on evil\\x1b[2J');
+  });
+
   it('without boot id or start time (not Linux), liveness of the id decides', () => {
     const elsewhere: ProcessView = { ...view, bootId: undefined, startTime: () => undefined };
     expect(ownerIsGone({ pid: 200, bootId: 'boot-before', startTime: '1' }, false, elsewhere)).toBe(false);
@@ -330,8 +385,10 @@ describe.runIf(onLinux)('acquireLock with a lock written by hand', () => {
     const lockPath = lockFile(text());
     await acquireLock(lockPath, errors);
     const taken = readFileSync(lockPath, 'utf8');
-    expect(taken).toBe(
-      `${process.pid}\n${taken.split('\n')[1]}\nboot ${thisBoot()}\nstart ${startedAt(process.pid)}\n`,
+    expect(taken).toMatch(
+      new RegExp(
+        `^${process.pid}\\n${taken.split('\n')[1]}\\nboot ${thisBoot()}\\nstart ${startedAt(process.pid)}\\nhost \\S+\\nns pid:\\[\\d+\\]\\nsince \\S+\\n$`,
+      ),
     );
     expect(taken.split('\n')[1]).toMatch(/^[0-9a-f]{24}$/);
     await releaseLock(lockPath);
@@ -348,5 +405,31 @@ describe.runIf(onLinux)('acquireLock with a lock written by hand', () => {
     const lockPath = lockFile(text());
     await expect(acquireLock(lockPath, errors)).rejects.toThrow(`busy ${other}`);
     expect(readFileSync(lockPath, 'utf8')).toBe(text());
+  });
+});
+
+describe('the lease of a held lock', () => {
+  it('is renewed while the lock is held; a lock taken over meanwhile is known lost and left alone', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const lockPath = join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
+      await acquireLock(lockPath, errors);
+      const past = new Date(Date.now() - LEASE_MS);
+      utimesSync(lockPath, past, past);
+      vi.advanceTimersByTime(LEASE_REFRESH_MS);
+      await waitFor(() => Date.now() - statSync(lockPath).mtimeMs < LEASE_MS / 2, 'the lease to be renewed');
+      expect(lockLost(lockPath)?.aborted).toBe(false);
+
+      // Another process took it over (this one stood still past its lease): its lock is not touched.
+      writeFileSync(lockPath, '1\nsomeone else\n');
+      utimesSync(lockPath, past, past);
+      vi.advanceTimersByTime(LEASE_REFRESH_MS);
+      await waitFor(() => lockLost(lockPath)?.aborted === true, 'the loss to be noticed');
+      expect(statSync(lockPath).mtimeMs).toBe(past.getTime());
+      await releaseLock(lockPath);
+      expect(readFileSync(lockPath, 'utf8')).toBe('1\nsomeone else\n');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -21,7 +21,13 @@ import { DEFAULT_MAX_RATE_WAIT_MS, SAME_FAILURE_STOP_AFTER } from '../../batch/p
 import { type Plan, type Prepared, prepare } from '../../batch/prepare.js';
 import type { PreviousResults } from '../../batch/previous-results.js';
 import { type BatchReport, buildReport } from '../../batch/report.js';
-import { claimOutput, loadPrevious, realOutputPath, refuseOverwrite } from '../../batch/resume.js';
+import {
+  claimOutput,
+  loadPrevious,
+  realOutputPath,
+  refuseForeignFiles,
+  refuseOverwrite,
+} from '../../batch/resume.js';
 import { type BatchEvent, type RunReport, run as runBatch, type SendPlan } from '../../batch/run.js';
 import { fileSink, stdoutSink } from '../../batch/sinks.js';
 import {
@@ -34,10 +40,11 @@ import {
 import { githubActionsEnabled, maskValues, writeCommands } from '../../ci/github-actions.js';
 import { connect, loadSettings } from '../../config/connect.js';
 import type { Setting, Settings } from '../../config/settings.js';
-import type { Context } from '../../context.js';
+import type { Context, Env } from '../../context.js';
 import { createdEnvelopeText } from '../../envelope/created.js';
 import { CliError, ExitCode, OutputFailedError, UsageError } from '../../errors.js';
 import { describeReadError } from '../../fs/files.js';
+import { LEASE_MS } from '../../fs/lock.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { startProgress } from '../../io/progress.js';
 import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
@@ -112,8 +119,8 @@ const MAX_UNWRITTEN_ON_STDERR = 20;
 interface BatchJob {
   /** The records: a file (its absolute path), or standard input. */
   input: { path: string | undefined; format: InputFormat };
-  /** Where results go: a file (its real path, and as the user named it), or standard output. */
-  output: { path: string; shownAs: string } | undefined;
+  /** Where results go: a file (as given, its real path, and as the user named it), or standard output. */
+  output: { given: string; path: string; shownAs: string } | undefined;
   resume: boolean;
   retryUnknown: boolean;
   dryRun: boolean;
@@ -134,6 +141,7 @@ interface BatchJob {
   /** The command that runs this batch again (resume, retry unknown), as the user can paste it. */
   next: NextCommandOptions;
   settings: Settings;
+  env: Env;
 }
 
 export async function run(flags: BatchFlags, ctx: Context): Promise<number> {
@@ -165,7 +173,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
   if (given) checkWritableFolder(given, flags.output as string);
   const output =
     given && flags.output !== undefined
-      ? { path: realOutputPath(given, flags.output), shownAs: flags.output }
+      ? { given, path: realOutputPath(given, flags.output), shownAs: flags.output }
       : undefined;
   // The settings first: the profile chooses which template names of the project file are in force.
   const settings = loadSettings(connectionOf(flags), ctx);
@@ -196,6 +204,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
     verbose: flags.verbose === true,
     next: asSent(flags, settings, { concurrency, rate }),
     settings,
+    env: ctx.env,
   };
 }
 
@@ -326,6 +335,7 @@ async function earlierResults(job: BatchJob, write: boolean): Promise<PreviousRe
     write,
     baseUrl: job.settings.baseUrl.value,
     shownAs: job.output.shownAs,
+    env: job.env,
   });
 }
 
@@ -360,7 +370,12 @@ async function planOf(job: BatchJob, ctx: Context, previous: PreviousResults, ke
 }
 
 async function dryRun(job: BatchJob, ctx: Context): Promise<number> {
-  if (job.output) refuseOverwrite(job.output.path, { ...job.output, resume: job.resume }); // as the run would
+  if (job.output) {
+    // As the run would.
+    const run = { ...job.output, resume: job.resume, env: job.env };
+    refuseForeignFiles(job.output.given, job.output.path, run);
+    refuseOverwrite(job.output.path, run);
+  }
   const plan = await planOf(job, ctx, await earlierResults(job, false), false);
   if (plan.duplicateCount > 0) ctx.stderr.write(duplicatesWarning(plan.duplicates, plan.duplicateCount));
   ctx.stderr.write(
@@ -370,20 +385,20 @@ async function dryRun(job: BatchJob, ctx: Context): Promise<number> {
 }
 
 async function sendAll(job: BatchJob, ctx: Context): Promise<number> {
-  const release = job.output
-    ? await claimOutput(job.output.path, { ...job.output, resume: job.resume })
+  const claim = job.output
+    ? await claimOutput(job.output, { ...job.output, resume: job.resume, env: job.env })
     : undefined;
   try {
     const plan = await planOf(job, ctx, await earlierResults(job, true), true);
     try {
       if (plan.duplicateCount > 0 && !job.allowDuplicates) await settleDuplicates(job, ctx, plan);
-      const sent = await send(job, ctx, plan);
+      const sent = await send(job, ctx, { plan, lost: claim?.lost });
       return reportRun(job, ctx, plan, sent);
     } finally {
       plan.dispose();
     }
   } finally {
-    await release?.();
+    await claim?.release();
   }
 }
 
@@ -413,13 +428,19 @@ async function settleDuplicates(job: BatchJob, ctx: Context, plan: Plan): Promis
 interface Sent {
   report: RunReport;
   secrets: ReadonlySet<string>;
+  /** Aborted when another run took over --output's lock during this one. */
+  lost: AbortSignal | undefined;
 }
 
 /**
  * Opens what sending needs (the client, the results file, the journal, the pacing, the progress
  * line, the second Ctrl-C), sends the plan's records, and closes it all whatever happened.
  */
-async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
+async function send(
+  job: BatchJob,
+  ctx: Context,
+  { plan, lost }: { plan: Plan; lost: AbortSignal | undefined },
+): Promise<Sent> {
   const { concurrency, output } = job;
   const client = await connect(job.settings, ctx, { verbose: job.verbose, connections: concurrency });
   const token = job.settings.token.value;
@@ -429,10 +450,13 @@ async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
         syncEveryMs: RESULTS_SYNC_EVERY_MS,
         mode: 0o600,
         gather: true,
+        env: job.env,
       })
     : undefined;
   const journalPath = output ? `${output.path}.pending` : undefined;
-  const journal = journalPath ? await IntentJournal.create(journalPath, { results }) : undefined;
+  const journal = journalPath
+    ? await IntentJournal.create(journalPath, { results, env: job.env })
+    : undefined;
   // The run's one clock: real time, as the pacer's waits are real.
   const clock = Date.now;
   const pacer = new RateLimiter(clock(), { ceiling: job.rate, concurrency });
@@ -467,7 +491,8 @@ async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
           : undefined,
       pacer,
       clock,
-      signal: ctx.signal,
+      // A run whose lock was taken over starts no new record, as after a Ctrl-C.
+      signal: lost ? AbortSignal.any([ctx.signal, lost]) : ctx.signal,
       abandon: abandon.signal,
       events: (event) => onEvent(event, { job, ctx, progress }),
     });
@@ -484,7 +509,7 @@ async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
       await unlink(journalPath).catch(() => {});
     }
   }
-  return { report, secrets };
+  return { report, secrets, lost };
 }
 
 /** The plan's records, sent as the job says. */
@@ -527,7 +552,7 @@ function resumeCommand(job: BatchJob, extra: NextStep[] = []): string {
  * The end of a run: the summary and the failed records on stderr, the CI report, then the run's
  * error (results not written, a 401) or its exit code with the command that finishes it.
  */
-function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secrets }: Sent): number {
+function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secrets, lost }: Sent): number {
   const { output } = job;
   const where = output ? `in ${output.shownAs}` : 'on stdout';
   const outputError = run.outputError as NodeJS.ErrnoException | undefined;
@@ -553,6 +578,7 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
     );
     throw run.stoppedBy;
   }
+  if (lost?.aborted && !ctx.signal.aborted) throw lockTakenOver(job, report);
   if (run.interrupted) {
     ctx.stderr.write(interruptedText(report.notSent, run.abandoned, output ? resumeCommand(job) : undefined));
     return ExitCode.interrupted;
@@ -669,4 +695,21 @@ function outputFailed(
       ? `No new record was started. Make room, then finish with\n  ${resumeCommand(job)}\nRecords whose results were lost count as unknown there and are not sent again.`
       : 'No new record was started. Send results to a file with --output, so that a run can be resumed.',
   });
+}
+
+/**
+ * Another run took over --output's lock while this one stood still past its lease (a suspended
+ * machine, a stopped job): this run started no new record from then on. Both may have written to
+ * the results, so neither is resumed by itself.
+ */
+function lockTakenOver(job: BatchJob, report: BatchReport): CliError {
+  const shown = job.output?.shownAs ?? 'the results file';
+  return new CliError(
+    `Another run took over the lock on --output ${shown} while this run stood still (its lock was not renewed for ${LEASE_MS / 1000} s); this run stopped starting records, with ${report.notSent} not sent.`,
+    ExitCode.outputFailed,
+    'output_lock_lost',
+    {
+      hint: `Let the other run finish; then check --output ${shown} (every line of both runs is in it) and resume with --resume, which sends nobody a second envelope.`,
+    },
+  );
 }

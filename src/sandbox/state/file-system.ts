@@ -5,8 +5,8 @@
 // wire schemas and the text helpers.
 
 interface LockErrors {
-  /** The lock is held by a running process. */
-  busy(owner: number): Error;
+  /** The lock is held by process `owner`; `where` says where and since when (" on ci-7 since …"), when the lock says. */
+  busy(owner: number, where?: string): Error;
   /** The lock file cannot be created (no such folder, not writable). */
   failed(error: unknown): Error;
 }

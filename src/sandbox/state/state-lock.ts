@@ -4,12 +4,12 @@ import type { StateFileSystem } from './file-system.js';
 
 export function acquireStateLock(files: StateFileSystem, lockPath: string, statePath: string): Promise<void> {
   return files.acquireLock(lockPath, {
-    busy: (owner) =>
+    busy: (owner, where = '') =>
       new SandboxError(
         'state_in_use',
-        `The state file ${statePath} is in use by another sandbox (process ${owner}).`,
+        `The state file ${statePath} is in use by another sandbox (process ${owner})${where}.`,
         {
-          hint: `Stop that sandbox or use another state file. If no sandbox is running, remove ${lockPath}.`,
+          hint: `Stop that sandbox or use another state file (its lock is ${lockPath}).`,
           file: lockPath,
         },
       ),
