@@ -169,7 +169,9 @@ function buildExecutable(each, { main, assets }, builder) {
   writeFileSync(
     config,
     JSON.stringify({
-      main,
+      // Relative, and the builder runs in workDir: the executable records this path, so an
+      // absolute one would make the same commit build differently in another folder.
+      main: relative(workDir, main),
       mainFormat: 'commonjs',
       assets,
       executable: nodeBinary(each),
@@ -179,7 +181,7 @@ function buildExecutable(each, { main, assets }, builder) {
       useCodeCache: false,
     }),
   );
-  execFileSync(builder, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(builder, ['--build-sea', config], { cwd: workDir, stdio: ['ignore', 'ignore', 'inherit'] });
   console.log(output.slice(root.length + 1));
   return output;
 }

@@ -184,6 +184,7 @@ async function verify() {
   report.targets = NODE_TARGETS.filter((target) => existsSync(executableOf(target))).map((each) => each.name);
   verifySums(report);
   await verifySbom(report);
+  verifyExecutableBytes(report);
   verifyTarball(report);
   verifyInstallScripts(report);
   verifyExecutable(report);
@@ -239,17 +240,27 @@ async function verifySbom(report) {
     report.problems.push(`${SBOM} does not name Node ${NODE_VERSION}`);
     return;
   }
-  // Each executable holds Node's own record of its version (process.release's URLs).
+  report.checked.push(
+    `${SBOM}: names ${bom.components.length - 1} npm packages, and Node ${NODE_VERSION} with its ${node.components.length} target binaries`,
+  );
+}
+
+/**
+ * Each executable holds the Node the SBOM names (Node's own record of its version: process.release's
+ * headers URL), and no path of this build folder (which would make a build elsewhere differ).
+ */
+function verifyExecutableBytes(report) {
   const marker = Buffer.from(`/v${NODE_VERSION}/node-v${NODE_VERSION}-headers.tar.gz`);
+  const folder = Buffer.from(root);
   for (const target of NODE_TARGETS.filter((each) => report.targets.includes(each.name))) {
-    if (!readFileSync(executableOf(target)).includes(marker)) {
-      report.problems.push(
-        `esign-${version}-${target.name} does not hold Node ${NODE_VERSION}, which the SBOM names`,
-      );
-    }
+    const bytes = readFileSync(executableOf(target));
+    const name = `esign-${version}-${target.name}`;
+    if (!bytes.includes(marker))
+      report.problems.push(`${name} does not hold Node ${NODE_VERSION}, which the SBOM names`);
+    if (bytes.includes(folder)) report.problems.push(`${name} holds this build folder's path (${root})`);
   }
   report.checked.push(
-    `${SBOM}: names ${bom.components.length - 1} npm packages and Node ${NODE_VERSION} (held by the executables: ${report.targets.join(', ')})`,
+    `the executables (${report.targets.join(', ')}) hold Node ${NODE_VERSION}, and no path of this build folder`,
   );
 }
 
