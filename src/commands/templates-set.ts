@@ -2,15 +2,19 @@
 // fields), keeping the rest of the file and its formatting as they were. The nearest .esign.json is
 // changed (or the one ESIGN_PROJECT_FILE names); with none, one is made in the current folder.
 // Nothing is sent.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import { isProfileName, PROFILE_NAME_RULE } from '../config/settings.js';
 import type { Context } from '../context.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
 import { globalOptions, repeated } from '../options.js';
-import { lookUpProjectFile, PROJECT_FILE_NAME, parseProjectFile } from '../project/project-file.js';
+import {
+  lookUpProjectFile,
+  PROJECT_FILE_NAME,
+  type ProjectFile,
+  parseProjectFile,
+} from '../project/project-file.js';
 import {
   fieldNameProblem,
   type TemplateEntry,
@@ -18,7 +22,7 @@ import {
   templateNameProblem,
 } from '../project/template-entry.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
-import { updatedEntry, withTemplateEntry, writeFileAtomic } from '../project/write-project.js';
+import { changeFileLocked, updatedEntry, withTemplateEntry } from '../project/write-project.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 export const options = z.object({
@@ -51,24 +55,30 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   }
   const found = lookup.project?.path;
   const path = found ?? join(ctx.cwd, PROJECT_FILE_NAME);
-  const text = found ? readText(found) : '';
-  const before = found ? parseProjectFile(text, found) : {};
-  const section =
-    flags.inProfile === undefined ? before.templates : before.profiles?.[flags.inProfile]?.templates;
-  const previous = section && Object.hasOwn(section, flags.name) ? section[flags.name] : undefined;
-  const id = idOf(flags, previous);
-  const problems: string[] = [];
-  const changes = fieldChanges(flags, problems);
-  if (problems.length > 0) {
-    throw new UsageError(problems[0] as string, { details: problems.slice(1) });
-  }
-  const entry = updatedEntry(previous, id, changes.apply, changes.any);
-  const after = withTemplateEntry(text, flags.name, entry, flags.inProfile);
-  // What is written must read back: a bad name or field is refused with the file's own messages.
-  const content = parseProjectFile(after, path);
+  // Read, changed and written under the file's lock: templates set at once by many runs all stay.
+  let previous: TemplateEntry | undefined;
+  let content: ProjectFile = {};
   try {
-    writeFileAtomic(path, after);
+    await changeFileLocked(path, (text, exists) => {
+      if (found && !exists) throw new UsageError(`Cannot read the project file ${found}: it is gone.`);
+      const before = exists ? parseProjectFile(text, path) : {};
+      const section =
+        flags.inProfile === undefined ? before.templates : before.profiles?.[flags.inProfile]?.templates;
+      previous = section && Object.hasOwn(section, flags.name) ? section[flags.name] : undefined;
+      const id = idOf(flags, previous);
+      const problems: string[] = [];
+      const changes = fieldChanges(flags, problems);
+      if (problems.length > 0) {
+        throw new UsageError(problems[0] as string, { details: problems.slice(1) });
+      }
+      const entry = updatedEntry(previous, id, changes.apply, changes.any);
+      const after = withTemplateEntry(text, flags.name, entry, flags.inProfile);
+      // What is written must read back: a bad name or field is refused with the file's own messages.
+      content = parseProjectFile(after, path);
+      return after;
+    });
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new UsageError(`Cannot write ${path}: ${(error as Error).message}.`);
   }
   const profile = flags.inProfile ?? flags.profile ?? 'default';
@@ -84,14 +94,6 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
     `${previous === undefined ? 'Added' : 'Updated'} '${flags.name}' in ${where} of ${path}.\n`,
   );
   return ExitCode.ok;
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`Cannot read the project file ${path}: ${(error as Error).message}.`);
-  }
 }
 
 function idOf(flags: SetOptions, previous: TemplateEntry | undefined): string {

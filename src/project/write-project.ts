@@ -1,12 +1,16 @@
 // Writing the project file, decided once: a template entry set in place with jsonc-parser (the rest
 // of the file, its order, indentation and line ends stay as they were), a new file from templates,
-// and the write itself atomic (a temporary file beside it, then a rename), ending with a newline.
+// the write itself atomic (a temporary file beside it, then a rename), ending with a newline, and a
+// change made under the file's lock, so that writers at once never lose each other's changes.
 import {
   closeSync,
   fchmodSync,
+  fchownSync,
   fsyncSync,
   linkSync,
   openSync,
+  readFileSync,
+  realpathSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -14,6 +18,8 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser/lib/esm/main.js';
+import { UsageError } from '../errors.js';
+import { describeReadError } from '../fs/files.js';
 import type { TemplateEntry, TemplateFields } from './template-entry.js';
 
 /** The indentation and line end a file already uses (two spaces and \n for a new one). */
@@ -67,14 +73,16 @@ export function updatedEntry(
  * Writes `text` to `path` atomically: a temporary file in the same folder, flushed, then renamed
  * over it (or, with `exclusive`, linked to it, which fails when a file is already there, so a
  * file made meanwhile is never replaced). A crash leaves the old file or the new one, never half.
+ * A symbolic link is written through: the file it names gets the text, and the link stays. A file
+ * replaced keeps its mode, and its owner when esign can give it one (run as root, by sudo: the
+ * user's file stays the user's).
  */
 export function writeFileAtomic(path: string, text: string, exclusive = false): void {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  const target = linkTarget(path);
+  const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(temporary, 'wx', 0o644);
   try {
-    // A file replaced keeps its permissions (the umask decides a new one's, as for any file).
-    const mode = existingMode(path);
-    if (mode !== undefined) fchmodSync(fd, mode);
+    keepOwnerAndMode(fd, target);
     writeSync(fd, text);
     fsyncSync(fd);
   } finally {
@@ -82,9 +90,9 @@ export function writeFileAtomic(path: string, text: string, exclusive = false): 
   }
   try {
     if (exclusive) {
-      linkSync(temporary, path);
+      linkSync(temporary, target);
       unlinkSync(temporary);
-    } else renameSync(temporary, path);
+    } else renameSync(temporary, target);
   } catch (error) {
     try {
       unlinkSync(temporary);
@@ -95,10 +103,68 @@ export function writeFileAtomic(path: string, text: string, exclusive = false): 
   }
 }
 
-function existingMode(path: string): number | undefined {
+/** The file `path` names, through any symbolic links; `path` itself when nothing is there yet. */
+function linkTarget(path: string): string {
   try {
-    return statSync(path).mode & 0o7777;
+    return realpathSync(path);
   } catch {
-    return undefined;
+    return path;
+  }
+}
+
+/** The new file takes the mode of the one it replaces (the umask decides a new one's) and its owner, when it may. */
+function keepOwnerAndMode(fd: number, path: string): void {
+  let before: { mode: number; uid: number; gid: number };
+  try {
+    before = statSync(path);
+  } catch {
+    return; // a new file
+  }
+  fchmodSync(fd, before.mode & 0o7777);
+  if (process.geteuid?.() === 0) fchownSync(fd, before.uid, before.gid);
+}
+
+/**
+ * Changes the file at `path` under its lock (`<file>.lock`, beside the file a link names): the text
+ * as it is when the lock is held (empty when there is none) goes through `change`, and what it
+ * returns is written. Writers at once take turns (each waits up to 10 s), so none loses another's
+ * change. `change` may throw: then nothing is written.
+ */
+export async function changeFileLocked(
+  path: string,
+  change: (text: string, exists: boolean) => string,
+): Promise<void> {
+  const target = linkTarget(path);
+  const lockPath = `${target}.lock`;
+  const { acquireLock, busyLockAdvice, heldWhere, releaseLock } = await import('../fs/lock.js');
+  await acquireLock(
+    lockPath,
+    {
+      busy: (owner) =>
+        new UsageError(
+          `${path} is being changed by another esign process (${owner.pid})${heldWhere(owner)}; nothing was changed.`,
+          { hint: `Try again in a moment. ${busyLockAdvice(lockPath)}` },
+        ),
+      failed: (error) =>
+        new UsageError(`Cannot create ${lockPath} to change ${path}: ${describeReadError(error)}.`, {
+          hint: 'The folder of the project file must be writable.',
+        }),
+    },
+    { waitMs: 10_000 },
+  );
+  try {
+    const text = readIfThere(target);
+    writeFileAtomic(target, change(text ?? '', text !== undefined));
+  } finally {
+    await releaseLock(lockPath);
+  }
+}
+
+function readIfThere(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
