@@ -17,6 +17,12 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * The code of an error after which the envelope may exist (a request that left and got no answer, an
+ * answer that is not the envelope): never sent again without checking.
+ */
+export const OUTCOME_UNKNOWN = 'outcome_unknown';
+
 export interface CliErrorOptions {
   hint?: string;
   /** HTTP status of the answer that caused the error, or null when there was none. */
@@ -108,7 +114,7 @@ export class NetworkError extends CliError {
     message: string,
     readonly sent: boolean,
     options?: CliErrorOptions,
-    code = sent ? 'outcome_unknown' : 'network',
+    code = sent ? OUTCOME_UNKNOWN : 'network',
   ) {
     super(message, ExitCode.network, code, options);
   }

@@ -13,11 +13,11 @@
 // src/batch/policy.ts.
 import {
   ApiRejectedError,
-  BadResponseError,
   type CliError,
   ForbiddenError,
   NetworkError,
   NotAuthenticatedError,
+  OUTCOME_UNKNOWN,
   RateLimitedError,
   ServerError,
 } from '../errors.js';
@@ -149,34 +149,53 @@ export function classifyFailure(error: unknown): CreateOutcome {
   return { kind: 'retry', why: 'not_sent', afterMs: undefined, error };
 }
 
+/**
+ * What to do after an answer that may have come after the envelope was made: one wording for
+ * `create`, `--json`, the batch and the MCP tools.
+ */
+export const UNKNOWN_OUTCOME_HINT =
+  'Do not send it again without checking whether it exists: the signatory would get two.';
+
+/**
+ * A 2xx (the API says it succeeded) whose body is not the envelope: empty, not JSON, an HTML page,
+ * cut at esign's limit, or off the spec. A gateway that drops the body after the server created the
+ * envelope answers just so: the outcome is unknown, whatever the body.
+ */
 function classifySuccess(response: HttpResponse): CreateOutcome {
   const { status, requestId } = response;
   let data: unknown;
-  try {
-    data = JSON.parse(response.text);
-  } catch {
-    const what = `The API answered with ${looksLikeHtml(response) ? 'an HTML page' : 'a body that is not JSON'}, not an envelope`;
-    return {
-      kind: 'unknown',
-      error: new BadResponseError(apiErrorMessage(what, status, requestId), {
-        status,
-        requestId,
-        hint: 'Is the base URL right? It must include /api/v1.',
-      }),
-    };
+  let what: string | undefined;
+  if (response.cutAt !== undefined) {
+    what = `was larger than ${response.cutAt / (1024 * 1024)} MiB, the most esign reads`;
+  } else if (response.text.trim() === '') what = 'was empty';
+  else {
+    try {
+      data = JSON.parse(response.text);
+    } catch {
+      what = looksLikeHtml(response) ? 'was an HTML page' : 'was not JSON';
+    }
   }
-  const parsed = parseCreateResponse(data);
-  if (parsed.success) return { kind: 'created', envelope: parsed.data.data, requestId };
+  if (what === undefined) {
+    const parsed = parseCreateResponse(data);
+    if (parsed.success) return { kind: 'created', envelope: parsed.data.data, requestId };
+    return unknownAfterSuccess('does not match the API spec', response, describeIssues(parsed.error.issues));
+  }
+  return unknownAfterSuccess(what, response);
+}
+
+function unknownAfterSuccess(what: string, response: HttpResponse, details: string[] = []): CreateOutcome {
+  const { status, requestId } = response;
+  const said = apiErrorMessage(
+    `The API answered that it succeeded, but not with the envelope: its answer ${what}`,
+    status,
+    requestId,
+  );
   return {
     kind: 'unknown',
-    error: new BadResponseError(
-      apiErrorMessage('The API answered, but the body does not match the API spec', status, requestId),
-      {
-        status,
-        requestId,
-        details: describeIssues(parsed.error.issues).map(escapeControl),
-        hint: 'The envelope may have been created. Check the base URL, and report this if it persists.',
-      },
+    error: new ServerError(
+      `${said} The envelope may have been created.`,
+      { status, requestId, details: details.map(escapeControl), hint: UNKNOWN_OUTCOME_HINT },
+      OUTCOME_UNKNOWN,
     ),
   };
 }

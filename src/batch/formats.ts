@@ -62,9 +62,6 @@ export type FailedResult = z.infer<typeof FailedResult>;
 export const ResultLine = z.discriminatedUnion('ok', [CreatedResult, FailedResult]);
 export type ResultLine = z.infer<typeof ResultLine>;
 
-/** The error code of a result whose envelope may or may not exist. */
-export const OUTCOME_UNKNOWN = 'outcome_unknown';
-
 /** The first line of a journal: which boot of the machine wrote it. */
 export const JournalHeader = z.object({ boot: z.string() });
 export type JournalHeader = z.infer<typeof JournalHeader>;

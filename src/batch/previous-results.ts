@@ -1,9 +1,9 @@
 // What an earlier run left in --output (and in its pending journal), for --resume.
 import { createReadStream } from 'node:fs';
 import { appendFile, open, stat, truncate } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
+import { OUTCOME_UNKNOWN, UsageError } from '../errors.js';
 import { isTornLine, readLines } from '../fs/lines.js';
-import { OUTCOME_UNKNOWN, parseResult } from './formats.js';
+import { parseResult } from './formats.js';
 
 type PreviousState = 'created' | 'unknown' | 'failed';
 

@@ -4,13 +4,13 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Env } from '../context.js';
-import { UsageError } from '../errors.js';
+import { OUTCOME_UNKNOWN, UsageError } from '../errors.js';
 import { describeReadError, isDiskFull } from '../fs/files.js';
 import { acquireLock, busyLockAdvice, heldWhere, lockLost, releaseLock } from '../fs/lock.js';
 import { currentUser, notOwnReason, ownedByUser } from '../fs/ownership.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { DurableAppender } from './durable-file.js';
-import { formatResult, OUTCOME_UNKNOWN } from './formats.js';
+import { formatResult } from './formats.js';
 import { readJournal, unansweredIntents } from './journal.js';
 import { inspectTail, type PreviousResults, readPreviousResults, repairTail } from './previous-results.js';
 

@@ -11,10 +11,10 @@ import type { ApiClient } from '../api/client.js';
 import { type CreateOutcome, classifyFailure } from '../api/outcome.js';
 import { parseRateLimit } from '../api/rate-limit-headers.js';
 import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
-import { type CliError, RateLimitedError, ServerError } from '../errors.js';
+import { type CliError, OUTCOME_UNKNOWN, RateLimitedError, ServerError } from '../errors.js';
 import { secondsText, waitText } from '../text/units.js';
 import { type FailureGroup, FailureGroups, messageWithoutRequestId, sameErrorKey } from './failure-groups.js';
-import { OUTCOME_UNKNOWN, type ResultLine } from './formats.js';
+import type { ResultLine } from './formats.js';
 import { Pacer } from './pacing/pacer.js';
 import type { LimiterState, RateLimiter } from './pacing/rate-limiter.js';
 import {

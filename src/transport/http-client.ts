@@ -36,8 +36,11 @@ export interface HttpResponse {
   ms: number;
   /** The server's request id (the first of REQUEST_ID_HEADERS present), else the X-Request-Id esign sent. */
   requestId: string;
+  /** Set when the body was longer than esign reads (the limit, in bytes): `text` is its start. */
+  cutAt?: number;
 }
 
+/** The most of a response's body esign reads (an envelope is well under 1 KiB). */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** The most a response's status line and headers may take: Node's own default, 16 KiB. */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -344,6 +347,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
       text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
       ms: monotonicMs() - this.#exchange.started,
       requestId: serverRequestId(this.#headers) ?? this.#exchange.requestId,
+      ...(this.#size > MAX_RESPONSE_BYTES ? { cutAt: MAX_RESPONSE_BYTES } : {}),
     });
   }
 

@@ -388,6 +388,31 @@ describe('envelope create: API failures map to the contract', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('a success whose body is not the envelope (empty, or cut at 4 MiB) is an unknown outcome, as in a batch: exit 7, never "is the base URL right"', async () => {
+    server.script({ kind: 'text', status: 200, body: '' });
+    const empty = await create(['--json']);
+    expect(empty.code).toBe(7);
+    const error = JSON.parse(empty.stderr).error as { code: string; message: string; hint: string };
+    expect(error.code).toBe('outcome_unknown');
+    expect(error.message).toMatch(
+      /^The API answered that it succeeded, but not with the envelope: its answer was empty \(200, request id [^)]+\)\. The envelope may have been created\.$/,
+    );
+    expect(error.hint).toBe(
+      'Do not send it again without checking whether it exists: the signatory would get two.',
+    );
+    server.script({
+      kind: 'text',
+      status: 200,
+      body: `{"success":true,"data":"${'x'.repeat(4 * 1024 * 1024)}"}`,
+    });
+    const cut = await create([]);
+    expect(cut.code).toBe(7);
+    expect(cut.stderr).toContain('its answer was larger than 4 MiB, the most esign reads');
+    expect(cut.stderr).not.toContain('not JSON');
+    expect(cut.stderr).not.toContain('base URL');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('an HTML page or a body off the spec → exit 7', async () => {
     server.script({ kind: 'text', status: 200, body: '<html><body>Login</body></html>' });
     const html = await create([]);

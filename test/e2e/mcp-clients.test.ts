@@ -224,8 +224,25 @@ describe.each(KINDS)('esign mcp under the %s client', (kind) => {
       expect(dropped.content[0]?.text).toContain(
         'OUTCOME UNKNOWN: the envelope may have been created, and the signatory may already have its email. Do NOT call create_envelope again for it without asking the user',
       );
+      // A success whose body is not the envelope (a gateway that dropped it, or one cut at esign's
+      // limit) is an unknown outcome too, in the same words as create's.
+      const empty = expectToolError(
+        kind,
+        '200 without the envelope',
+        await call({ kind: 'text', status: 200, body: '' }),
+        'outcome_unknown',
+      );
+      expect(String(empty.message)).toContain('not with the envelope: its answer was empty');
+      expect(String(empty.message)).toContain('The envelope may have been created.');
+      const huge = expectToolError(
+        kind,
+        '200 larger than esign reads',
+        await call({ kind: 'text', status: 200, body: `{"data":"${'x'.repeat(5 * 1024 * 1024)}"}` }),
+        'outcome_unknown',
+      );
+      expect(String(huge.message)).toContain('its answer was larger than 4 MiB, the most esign reads');
       // One request each: nothing was sent twice, the dropped one least of all.
-      expect(scripted.requests).toHaveLength(4);
+      expect(scripted.requests).toHaveLength(6);
       expectNoToken(served, results, LIVE_TOKEN);
     } finally {
       await served.close();
@@ -272,6 +289,8 @@ describe('every client reads every error the same', () => {
       return { ...rest, message: String(rest.message).replace(/request id [^)]+/, 'request id …') };
     };
     expect([...errorsSeen.keys()].sort()).toEqual([
+      '200 larger than esign reads',
+      '200 without the envelope',
       '401',
       '403',
       '422',

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { classifyAnswer, classifyFailure, type ResponseContext } from '../../src/api/outcome.js';
 import {
   ApiRejectedError,
-  BadResponseError,
   ForbiddenError,
   InterruptedError,
   NetworkError,
@@ -57,10 +56,11 @@ const rows: Row[] = [
     noPrefix,
     {
       kind: 'unknown',
-      error: BadResponseError,
-      code: 'bad_response',
-      message: 'The API answered with an HTML page, not an envelope (200, request id req-1).',
-      hint: 'Is the base URL right? It must include /api/v1.',
+      error: ServerError,
+      code: 'outcome_unknown',
+      message:
+        'The API answered that it succeeded, but not with the envelope: its answer was an HTML page (200, request id req-1). The envelope may have been created.',
+      hint: 'Do not send it again without checking whether it exists: the signatory would get two.',
     },
   ],
   [
@@ -69,9 +69,11 @@ const rows: Row[] = [
     fromEnv,
     {
       kind: 'unknown',
-      error: BadResponseError,
-      message: 'The API answered, but the body does not match the API spec (200, request id req-1).',
-      hint: 'The envelope may have been created. Check the base URL, and report this if it persists.',
+      error: ServerError,
+      code: 'outcome_unknown',
+      message:
+        'The API answered that it succeeded, but not with the envelope: its answer does not match the API spec (200, request id req-1). The envelope may have been created.',
+      hint: 'Do not send it again without checking whether it exists: the signatory would get two.',
     },
   ],
   [
