@@ -153,7 +153,7 @@ export function classifyFailure(error: unknown): CreateOutcome {
  * What to do after an answer that may have come after the envelope was made: one wording for
  * `create`, `--json`, the batch and the MCP tools.
  */
-export const UNKNOWN_OUTCOME_HINT =
+const UNKNOWN_OUTCOME_HINT =
   'Do not send it again without checking whether it exists: the signatory would get two.';
 
 /**
@@ -162,7 +162,7 @@ export const UNKNOWN_OUTCOME_HINT =
  * envelope answers just so: the outcome is unknown, whatever the body.
  */
 function classifySuccess(response: HttpResponse): CreateOutcome {
-  const { status, requestId } = response;
+  const { requestId } = response;
   let data: unknown;
   let what: string | undefined;
   if (response.cutAt !== undefined) {
