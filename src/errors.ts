@@ -141,13 +141,17 @@ export class ConfigFileError extends CliError {
 }
 
 export class InterruptedError extends CliError {
+  /** A request had left when the interrupt came: the envelope may exist. */
+  readonly mayHaveSent: boolean;
+
   constructor(
     message = 'Interrupted.',
-    options?: CliErrorOptions,
+    options?: CliErrorOptions & { mayHaveSent?: boolean },
     /** The signal that interrupted, when one did: SIGINT is Ctrl-C; SIGTERM comes from a CI runner or `kill`. */
     readonly signalName?: NodeJS.Signals,
   ) {
     super(message, ExitCode.interrupted, 'interrupted', options);
+    this.mayHaveSent = options?.mayHaveSent === true;
   }
 }
 

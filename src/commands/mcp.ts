@@ -43,11 +43,14 @@ export async function run(flags: McpOptions, ctx: Context): Promise<number> {
     import('./templates.js'),
     import('./status.js'),
   ]);
+  // The first Ctrl-C or SIGTERM stops the server, and the calls running finish and are answered;
+  // only a second one aborts them (a create then says its outcome is unknown), as in a batch.
+  ctx.secondInterrupt.claim();
   const deps = {
     settings,
     verbose: flags.verbose === true,
     // What a tool (or a library) would write to stdout goes to stderr: stdout is the protocol's.
-    ctx: { ...ctx, stdout: ctx.stderr },
+    ctx: { ...ctx, stdout: ctx.stderr, signal: ctx.secondInterrupt.signal },
     confirm: rules.confirm,
     allowedDomains: rules.allowedDomains,
     ledger: new ConfirmationLedger(() => ctx.now().getTime()),

@@ -11,7 +11,7 @@
 // (`inputRequired`), which it serves in both protocol eras (on a 2025 connection as an
 // `elicitation/create` request to the client, on 2026-07-28 as an `input_required` result the client
 // fulfils and retries with). The call then runs again with the answer.
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
@@ -145,25 +145,51 @@ function buildServer(offer: ServerOffer, io: McpIo, running: Set<Promise<unknown
 }
 
 /**
- * Serves `offer` until the client closes standard input or the process is told to stop; then waits
- * for the calls still running.
+ * Serves `offer` until the client closes standard input or the process is told to stop. Then no new
+ * request is taken, and the calls still running (a create on the wire) finish and are answered
+ * before the connection closes: the SDK's transport would close at once when standard input ends,
+ * and drop their answers, so it reads standard input through a stream of esign's that ends only
+ * then. A create is never aborted here: `io.signal` only stops the server; a second signal, which
+ * the calls' own signal follows, aborts them.
  */
 export async function serveOffer(offer: ServerOffer, io: McpIo): Promise<void> {
   const running = new Set<Promise<unknown>>();
-  const wire = new StdioServerTransport(io.stdin, io.stdout);
+  const input = new PassThrough();
+  let stopping = false;
+  let stopped: () => void = () => {};
+  const stop = new Promise<void>((resolve) => {
+    stopped = resolve;
+  });
+  const onData = (chunk: Buffer) => {
+    if (!stopping) input.write(chunk);
+  };
+  const onEnd = () => stopped();
+  io.stdin.on('data', onData);
+  io.stdin.once('end', onEnd);
+  io.stdin.once('close', onEnd);
+  if (io.signal.aborted) stopped();
+  else io.signal.addEventListener('abort', () => stopped(), { once: true });
+  const wire = new StdioServerTransport(input, io.stdout);
   const handle = serveStdio(() => buildServer(offer, io, running), {
     transport: wire,
     onerror: (error) => io.log(error.message),
   });
-  await new Promise<void>((resolve) => {
+  const closed = new Promise<void>((resolve) => {
     const onclose = wire.onclose;
     wire.onclose = () => {
       onclose?.();
       resolve();
     };
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await handle.close();
+  await Promise.race([stop, closed]);
+  stopping = true;
+  io.stdin.off('data', onData);
+  io.stdin.pause();
+  if (running.size > 0) io.log(`stopping: waiting for ${running.size} call(s) still running to answer.`);
   await Promise.allSettled([...running]);
+  // Their answers are written once the SDK has had its turn with each result.
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  input.end();
+  await handle.close();
 }

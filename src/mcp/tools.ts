@@ -12,6 +12,7 @@ import { CreateEnvelopeRequest, Envelope, Signatory } from '../api/schemas.js';
 import { connect } from '../config/connect.js';
 import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
+import { CliError, ExitCode, InterruptedError, OUTCOME_UNKNOWN } from '../errors.js';
 import { inputProblem, usageProblem } from '../problems.js';
 import { buildCreateRequest, type CreateDraft, type InputNames } from '../request/create-request.js';
 import { type Problems, toMergeData } from '../request/request.js';
@@ -225,6 +226,20 @@ function confirmBeforeSending(
   return { ask: { key: CONFIRM_KEY, message, form: CONFIRM_FORM, state: deps.ledger.ask(request) } };
 }
 
+/**
+ * A create the server gave up waiting for (a second signal while it stopped) after its request had
+ * left: its outcome is unknown, and said so to the client and on stderr, never as a plain interrupt.
+ */
+function abortedAfterSending(error: unknown): unknown {
+  if (!(error instanceof InterruptedError) || !error.mayHaveSent) return error;
+  return new CliError(
+    'The server was stopped while it waited for the API to answer this create: the envelope may have been created.',
+    ExitCode.interrupted,
+    OUTCOME_UNKNOWN,
+    { hint: 'Check whether it exists before sending it again: the signatory would get two.', cause: error },
+  );
+}
+
 const logCreate = (deps: ToolDeps, line: string) =>
   deps.ctx.stderr.write(`esign mcp: create_envelope: ${line}\n`);
 
@@ -236,7 +251,9 @@ async function createEnvelopeTool(args: unknown, deps: ToolDeps, call: CallConte
     const question = confirmBeforeSending(request, args, deps, call);
     if (question) return question;
     const { createEnvelope } = await import('../envelope/send.js');
-    const envelope = await createEnvelope(client, request, deps.ctx);
+    const envelope = await createEnvelope(client, request, deps.ctx).catch((error: unknown) => {
+      throw abortedAfterSending(error);
+    });
     logCreate(deps, `created envelope ${envelope.envelope_id}.`);
     return envelope;
   } finally {

@@ -84,6 +84,7 @@ export function classifyNetworkError(
       writing
         ? 'Interrupted while waiting for the API. If the request had reached the server, the envelope may exist.'
         : 'Interrupted before the request was sent; nothing was sent.',
+      { mayHaveSent: writing },
     );
   const code = errorCode(error) ?? 'unknown';
   const detail = (error as Error)?.message ?? String(error);
