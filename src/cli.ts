@@ -546,6 +546,12 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         10000,
       ),
     )
+    .addOption(
+      new Option(
+        '--envelope-budget <MiB>',
+        'Memory the envelopes may take; past it a create is answered 507 and nothing is made',
+      ).default(256),
+    )
     .addHelpText(
       'after',
       examples([

@@ -268,10 +268,14 @@ function classifyServerError(response: HttpResponse, now: number): CreateOutcome
   const hint =
     status === 503
       ? 'The service is unavailable; try again shortly.'
-      : server
-        ? 'The envelope may have been created before the failure: check before you try again, or the signatory may get two.'
-        : 'Try again later.';
+      : status === 507
+        ? 'Nothing was created: the API has no room to store it.'
+        : server
+          ? 'The envelope may have been created before the failure: check before you try again, or the signatory may get two.'
+          : 'Try again later.';
   const error = new ServerError(message, { status, requestId, hint });
+  // 507 Insufficient Storage: the server could not store what it would have created (RFC 4918).
+  if (status === 507) return { kind: 'rejected', error };
   if (status === 503) {
     const afterMs = parseRateLimit(response.headers, now).retryAfterMs;
     return { kind: 'retry', why: 'unavailable', afterMs, error };

@@ -19,6 +19,7 @@ import {
 } from '../sandbox/faults/rate-limit.js';
 import { SandboxError, type SandboxErrorKind } from '../sandbox/sandbox-error.js';
 import {
+  DEFAULT_ENVELOPE_BUDGET,
   DEFAULT_KEEP_REQUESTS,
   type RunningSandbox,
   type SandboxOptions,
@@ -53,6 +54,10 @@ export const options = z.object({
   ),
   dropRate: z.optional(share()),
   seedRandom: z.optional(wholeNumber(0, 2 ** 32 - 1)),
+  envelopeBudget: z._default(
+    wholeNumber(1, 1_048_576, 'a whole number of MiB from 1 to 1048576'),
+    DEFAULT_ENVELOPE_BUDGET / (1024 * 1024),
+  ),
 });
 type SandboxFlags = z.infer<typeof options>;
 
@@ -188,6 +193,7 @@ function startupJson(sandbox: RunningSandbox, flags: SandboxFlags): string {
       seed_random: sandbox.randomSeed,
     },
     keep_requests: flags.keepRequests,
+    envelope_budget_mib: flags.envelopeBudget,
     organisations: sandbox.organisations,
   })}\n`;
 }
@@ -285,6 +291,7 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<number> {
     rateLimit: flags.rateLimit ?? null,
     rateLimitHeaders: flags.rateLimitHeaders,
     keepRequests: flags.keepRequests,
+    envelopeBudget: flags.envelopeBudget * 1024 * 1024,
     dropRate: flags.dropRate ?? 0,
     randomSeed: flags.seedRandom,
     log,

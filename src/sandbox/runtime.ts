@@ -46,4 +46,6 @@ export interface SandboxRuntime {
   readonly requests: RingLog<ReceivedRequest>;
   /** The last envelopes created by this run (not those restored from --state). */
   readonly created: RingLog<EnvelopeRecord>;
+  /** The most bytes of envelopes kept (envelopeBytes): past it a create is answered 507, nothing made. */
+  readonly envelopeBudget: number;
 }

@@ -68,7 +68,15 @@ export interface SandboxOptions {
   keepRequestBytes?: number;
   /** Fold the journal into the snapshot once it has this many bytes (default 64 MiB). */
   compactAfterBytes?: number;
+  /**
+   * The most memory the envelopes may take, about (their merge data and signatories, as UTF-16):
+   * past it a create is answered 507 and nothing is made. Default DEFAULT_ENVELOPE_BUDGET.
+   */
+  envelopeBudget?: number;
 }
+
+/** How much memory the envelopes may take unless told otherwise: 256 MiB. */
+export const DEFAULT_ENVELOPE_BUDGET = 256 * 1024 * 1024;
 
 interface SandboxTokenInfo {
   name: string;
@@ -248,6 +256,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       options.keepRequestBytes ?? DEFAULT_KEEP_REQUEST_BYTES,
     ),
     created: new RingLog(KEEP_ENVELOPES),
+    envelopeBudget: options.envelopeBudget ?? DEFAULT_ENVELOPE_BUDGET,
   };
 
   /** Rate-limit headers for answers that count nothing (404, 405 under the API's prefix). */

@@ -227,6 +227,8 @@ function showStats(call: AdminCall): void {
   const memory = process.memoryUsage();
   sendJson(call.res, 200, {
     envelopes: sandbox.store.envelopes.size,
+    envelope_bytes: sandbox.store.envelopeBytes,
+    envelope_budget_bytes: sandbox.envelopeBudget,
     memory: { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed },
     uptime_seconds: Math.round((sandbox.now() - sandbox.startedAt) / 1000),
     faults: faultsView(sandbox.faults.options, sandbox.faults.queued),

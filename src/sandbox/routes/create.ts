@@ -17,7 +17,7 @@ import {
   rateLimitHeaders,
 } from '../faults/rate-limit.js';
 import type { SandboxRuntime } from '../runtime.js';
-import type { ApiToken, EnvelopeRecord, Template } from '../state/store.js';
+import { type ApiToken, type EnvelopeRecord, envelopeBytes, type Template } from '../state/store.js';
 import { bearerToken } from '../state/tokens.js';
 import {
   type CheckedCreateRequest,
@@ -197,6 +197,22 @@ function acceptRequest(
   return { request: checked.request, template: ownTemplate };
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * Whether the envelope fits the sandbox's budget; otherwise it is answered 507 Insufficient Storage
+ * (nothing was created: never a crash that loses every envelope answered before).
+ */
+function hasRoom(res: ServerResponse, sandbox: SandboxRuntime, details: string): boolean {
+  const { store, envelopeBudget } = sandbox;
+  if (store.envelopeBytes + envelopeBytes(details) <= envelopeBudget) return true;
+  const held = (store.envelopeBytes / MIB).toFixed(1);
+  sendJson(res, 507, {
+    message: `Insufficient Storage: the sandbox keeps at most ${(envelopeBudget / MIB).toFixed(0)} MiB of envelopes and holds ${held} MiB (${store.envelopes.size} envelopes); this envelope was not created. Restart the sandbox (with a new --state file, or none) or give it more room (esign sandbox --envelope-budget <MiB>).`,
+  });
+  return false;
+}
+
 export async function handleCreate(
   req: IncomingMessage,
   res: ServerResponse,
@@ -212,6 +228,8 @@ export async function handleCreate(
   if (!accepted) return;
   const { request, template } = accepted;
 
+  const details = JSON.stringify({ merge_data: request.mergeData, signatory: request.signatory });
+  if (!hasRoom(res, sandbox, details)) return;
   const createdAt = sandbox.now();
   const envelope: EnvelopeRecord = {
     id: sandbox.newId(createdAt),
@@ -219,7 +237,7 @@ export async function handleCreate(
     status: 'ready',
     createdAt,
     expiresAt: createdAt + request.expiresInDays * DAY_MS,
-    details: JSON.stringify({ merge_data: request.mergeData, signatory: request.signatory }),
+    details,
   };
   await sandbox.store.addEnvelope(envelope); // on disk (with --state) before anyone hears of it
   sandbox.created.add(envelope);

@@ -162,7 +162,7 @@ function restoreOrganisations(store: SandboxStore, snapshot: Snapshot, path: str
 function restoreEnvelope(store: SandboxStore, stored: StoredEnvelope, where: string): void {
   const envelope = envelopeFrom(stored, store, where);
   if (store.envelopes.has(envelope.id)) throw failAt(where, `envelope ${envelope.id} appears twice`);
-  store.envelopes.set(envelope.id, envelope);
+  store.restoreEnvelope(envelope);
 }
 
 /** Replays one journal entry (an envelope, a token created or revoked) on the store. */

@@ -58,9 +58,19 @@ export interface OrganisationInput {
 
 const DURABLE = Promise.resolve();
 
+/**
+ * About how many bytes of memory an envelope takes: its details as UTF-16 (the most a string
+ * takes), its ids and times, and its entries in the maps that hold it.
+ */
+export function envelopeBytes(details: string): number {
+  return 2 * details.length + 256;
+}
+
 export class SandboxStore {
   readonly organisations: Organisation[] = [];
   readonly envelopes = new Map<string, EnvelopeRecord>();
+  /** The envelopes' bytes, about (envelopeBytes): what the budget of a sandbox is measured against. */
+  envelopeBytes = 0;
   readonly #templates = new Map<string, Template>();
   /** By hex digest: the key is a hash of the presented value, so the lookup's timing reveals nothing about a token. */
   readonly #tokens = new Map<string, ApiToken>();
@@ -145,9 +155,16 @@ export class SandboxStore {
     return this.onChange ? this.onChange(change) : DURABLE;
   }
 
+  /** Puts back an envelope of the state file (no change: it is on disk already). */
+  restoreEnvelope(envelope: EnvelopeRecord): void {
+    this.envelopes.set(envelope.id, envelope);
+    this.envelopeBytes += envelopeBytes(envelope.details);
+  }
+
   /** Adds an envelope; the promise resolves once it is durable. */
   addEnvelope(envelope: EnvelopeRecord): Promise<void> {
     this.envelopes.set(envelope.id, envelope);
+    this.envelopeBytes += envelopeBytes(envelope.details);
     return this.#change({ type: 'envelope', seq: ++this.seq, envelope });
   }
 
