@@ -4,7 +4,7 @@
 import { channel } from 'node:diagnostics_channel';
 import type { Env } from '../context.js';
 import { readAnswerAfterWriteError } from './early-answer.js';
-import { isLoopbackUrl } from './loopback.js';
+import { isLoopbackUrl, lookupHost } from './loopback.js';
 import { classifyNetworkError, DEADLINE } from './network-error.js';
 import { type ProxyChoice, type ProxySettings, proxyFor, proxySettings } from './proxy.js';
 import { newRequestId } from './request-id.js';
@@ -124,7 +124,7 @@ export class HttpClient {
     };
     this.#direct = new Agent({
       ...this.#agentOptions,
-      connect: readAnswerAfterWriteError(buildConnector({ timeout: options.timeoutMs })),
+      connect: readAnswerAfterWriteError(buildConnector({ timeout: options.timeoutMs, lookup: lookupHost })),
     });
   }
 

@@ -1,12 +1,15 @@
-// What counts as loopback, decided once: `localhost`, all of 127.0.0.0/8, ::1 (and IPv4-mapped
-// 127.x as ::ffff:7f…). The same answer lets a base URL use plain http:// and keeps a request off
-// any proxy: a loopback origin is never sent through HTTP(S)_PROXY.
+// What counts as loopback, decided once: the name `localhost`, which esign resolves itself to
+// 127.0.0.1 (RFC 6761: never asked of DNS), all of 127.0.0.0/8, ::1 (and IPv4-mapped 127.x as
+// ::ffff:7f…). The same answer lets a base URL use plain http:// and keeps a request off any proxy:
+// a loopback origin is never sent through HTTP(S)_PROXY. Any other name, `localhost.` included (an
+// absolute name, which a resolver may well send to DNS), is not loopback: its address is whatever
+// the resolver says, and a token over plain http would go there in clear text.
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** True for a loopback host name or address, bracketed or not (`[::1]`, `::1`, `127.0.0.2`, `localhost`). */
 export function isLoopbackHost(host: string): boolean {
   let name = host.toLowerCase();
-  if (name.endsWith('.')) name = name.slice(0, -1);
   if (name === 'localhost') return true;
   if (name.startsWith('[') && name.endsWith(']')) name = name.slice(1, -1);
   if (isIPv4(name)) return name.startsWith('127.');
@@ -18,4 +21,28 @@ export function isLoopbackHost(host: string): boolean {
 /** True when a URL's host is loopback. */
 export function isLoopbackUrl(url: URL): boolean {
   return isLoopbackHost(url.hostname);
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family: number,
+) => void;
+
+/**
+ * The connector's name lookup: `localhost` is 127.0.0.1, resolved here and never asked of the
+ * system's resolver (whose hosts file or DNS could say otherwise); every other name as Node resolves
+ * it.
+ */
+export function lookupHost(host: string, options: LookupOptions, callback: LookupCallback): void {
+  if (host.toLowerCase() !== 'localhost') {
+    process.getBuiltinModule('node:dns').lookup(host, { ...options, all: true }, (error, addresses) => {
+      const [first] = error ? [] : addresses;
+      if (error || options.all) callback(error, error ? [] : addresses, first?.family ?? 0);
+      else callback(null, first?.address ?? '', first?.family ?? 0);
+    });
+    return;
+  }
+  if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }], 4);
+  else callback(null, '127.0.0.1', 4);
 }

@@ -413,6 +413,17 @@ describe('envelope create: API failures map to the contract', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('http://localhost is the loopback esign resolves itself; http://localhost. (an absolute name, for DNS) is refused before sending', async () => {
+    const port = new URL(server.baseUrl).port;
+    server.script(ok());
+    const local = await create(['--base-url', `http://LocalHost:${port}/api/v1`, '-q']);
+    expect(local.code, local.stderr).toBe(0);
+    const absolute = await create(['--base-url', `http://localhost.:${port}/api/v1`]);
+    expect(absolute.code).toBe(2);
+    expect(absolute.stderr).toContain('only for loopback');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('an HTML page or a body off the spec → exit 7', async () => {
     server.script({ kind: 'text', status: 200, body: '<html><body>Login</body></html>' });
     const html = await create([]);

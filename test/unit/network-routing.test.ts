@@ -1,16 +1,32 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baseUrlWarning, normalizeBaseUrl } from '../../src/config/settings.js';
-import { isLoopbackHost } from '../../src/transport/loopback.js';
+import { isLoopbackHost, lookupHost } from '../../src/transport/loopback.js';
 import { nodeReadsSystemCaVariable } from '../../src/transport/network-error.js';
 import { excludedByNoProxy, proxyFor, proxySettings } from '../../src/transport/proxy.js';
+
+describe('lookupHost: localhost is resolved by esign itself, never by the system resolver', () => {
+  it('is 127.0.0.1 in both forms the connector asks for', async () => {
+    const one = await new Promise((resolve) =>
+      lookupHost('LocalHost', {}, (error, address, family) => resolve({ error, address, family })),
+    );
+    expect(one).toEqual({ error: null, address: '127.0.0.1', family: 4 });
+    const all = await new Promise((resolve) =>
+      lookupHost('localhost', { all: true }, (error, address) => resolve({ error, address })),
+    );
+    expect(all).toEqual({ error: null, address: [{ address: '127.0.0.1', family: 4 }] });
+    const literal = await new Promise((resolve) =>
+      lookupHost('127.0.0.1', {}, (error, address) => resolve({ error, address })),
+    );
+    expect(literal).toEqual({ error: null, address: '127.0.0.1' });
+  });
+});
 
 describe('isLoopbackHost: decided once', () => {
   it('is all of 127.0.0.0/8, ::1 and localhost, bracketed or not', () => {
     for (const host of [
       'localhost',
       'LOCALHOST',
-      'localhost.',
       '127.0.0.1',
       '127.0.0.2',
       '127.255.255.254',
@@ -24,6 +40,9 @@ describe('isLoopbackHost: decided once', () => {
       '128.0.0.1',
       '10.0.0.1',
       'localhost.example.com',
+      // An absolute name: a resolver may send it to DNS, which answers what it likes (issue 31).
+      'localhost.',
+      'foo.localhost',
       'example.com',
       '[::2]',
       '::',

@@ -20,6 +20,8 @@ describe('normalizeBaseUrl', () => {
     ['http://esign.example.com/api/v1', 'only for loopback'],
     ['http://128.0.0.1/api/v1', 'only for loopback'],
     ['http://localhost.example.com/api/v1', 'only for loopback'],
+    // An absolute name goes to the resolver, which may send it to DNS: a token there would be in clear text.
+    ['http://localhost./api/v1', 'only for loopback'],
     ['ftp://esign.example.com', 'must start with https://'],
     ['esign.example.com/api/v1', 'is not a URL'],
     ['https://user:pw@esign.example.com/api/v1', 'user name or password'],
