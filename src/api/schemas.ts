@@ -2,7 +2,7 @@
 // sandbox and the tests all use these schemas; TypeScript types are inferred from them.
 //
 // zod/mini is zod's tree-shakable build: the same validation with a functional API, at a fraction
-// of the start-up cost of the classic build (measured: ~20 ms less per process).
+// of the start-up cost of the classic build.
 import * as z from 'zod/mini';
 import { hasControl } from '../text/terminal-text.js';
 
@@ -105,9 +105,8 @@ export const COMPILE_AFTER = 32;
  * `schema.safeParse` for a schema that a batch runs thousands of values through (its records, the
  * answers, a resumed run's results). After COMPILE_AFTER parses it uses zod's compiled form of the
  * schema (`z.compile`: generated code for what it accepts; whatever that code rejects is parsed
- * again by the runtime parser, so the issues are the same). A cold batch of 10k records then spends
- * about half as long in zod. A command that parses a few values never pays the compile (~3 ms a
- * schema). `params` reach the runtime parser (`reportInput`, say), which is all that reads them.
+ * again by the runtime parser, so the issues are the same), which a batch's thousands of values
+ * repay many times over. A command that parses a few values never pays the compile. `params` reach the runtime parser (`reportInput`, say), which is all that reads them.
  * test/unit/hot-parser.test.ts checks that both forms agree.
  */
 export function hotParser<T>(

@@ -2,10 +2,8 @@
 // write(2), so it survives the process being killed the next instant), and synced to the disk in
 // the background (so it survives a power cut too); an append's promise resolves once a sync has
 // covered it. Syncs are spaced at least `syncEveryMs` apart, so that one fdatasync covers many
-// lines: a sync costs about 100 µs of CPU here, a write 3 µs in a tight loop and 10-20 µs between
-// a batch's turns. Writes stay on the main thread: made by libuv's thread pool instead (one in
-// flight, the next gathered behind it), a 10k-record batch took longer, not less (the hand-offs
-// between threads cost more than the writes).
+// lines: a sync costs far more than a write. Writes stay on the main thread: the hand-offs to
+// libuv's thread pool cost more than the writes themselves.
 import { close, fchmodSync, fdatasync, fstatSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Env } from '../context.js';

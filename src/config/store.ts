@@ -4,9 +4,9 @@
 // lose each other's profiles. conf reads the file through parseConfigText, the one decoder of its
 // text (a byte-order mark, JSON with line and column, the schema with the key's position).
 // Commands that only read the config (every `envelope create`) call readConfigFile, which reads the
-// same file through the same decoder without loading conf: conf brings ajv with it and costs ~25 ms
-// to load on an idle machine, more than the rest of a create's start-up. A file that cannot be
-// read as esign's config is reported with its path and never replaced.
+// same file through the same decoder without loading conf, which brings ajv with it and costs more
+// to load than the rest of a create's start-up. A file that cannot be read as esign's config is
+// reported with its path and never replaced.
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { ConfigFileError } from '../errors.js';
@@ -105,8 +105,8 @@ export async function updateConfigFile(
       cause: error,
     });
   }
-  // Loaded here, to change the file: every command reads the config, few change it (the lock loads
-  // node:crypto and node:fs/promises, ~5 ms of a create's start).
+  // Loaded here, to change the file: every command reads the config, few change it (conf, and the
+  // lock with node:crypto and node:fs/promises).
   const [{ default: Conf }, { acquireLock, busyLockAdvice, heldWhere, releaseLock }] = await Promise.all([
     import('conf'),
     import('../fs/lock.js'),
