@@ -4,13 +4,12 @@ import { defineConfig } from 'vitest/config';
 /**
  * Test files that must have a process of their own. The MCP SDK imports full zod, whose import sets
  * zod's English messages for every schema in the process (esign's own use zod/mini's, which the
- * tests assert); and the transport's contract test counts a once-per-process announcement.
+ * tests assert).
  */
 const OWN_PROCESS = [
   'test/unit/mcp-tools.test.ts',
   'test/unit/template-fields.test.ts',
   'test/e2e/mcp.test.ts',
-  'test/unit/transport-contract.test.ts',
 ];
 
 export default defineConfig({

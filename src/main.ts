@@ -1,5 +1,6 @@
 // run(argv, context) -> exit code. main() builds the context from the process, wires signals and is
 // the only place that ends the process.
+import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled, inertJsonLine, writeCommands } from './ci/github-actions.js';
@@ -213,9 +214,6 @@ function traceOf(error: Error): string {
   return parts.join('\ncaused by: ');
 }
 
-/** The process's stdout, made when first written to (src/context.ts). */
-const processStdout = failureTracking(() => process.stdout, 1);
-
 export function createProcessContext(
   signal: AbortSignal,
   secondInterrupt: Context['secondInterrupt'],
@@ -227,13 +225,13 @@ export function createProcessContext(
   // Redaction first, then the guard that keeps text from acting as a CI runner's workflow command
   // (on stdout only a line-leading `::`, which no JSON, URL or results line can hold).
   const redactedStderr = redactingStream(
-    commandSafeStream(
-      failureTracking(() => process.stderr, 2),
-      { anywhere: true },
-    ),
+    commandSafeStream(failureTracking(process.stderr), { anywhere: true }),
     secrets,
   );
-  const stdout = redactingStream(commandSafeStream(processStdout, { anywhere: false }), secrets);
+  const stdout = redactingStream(
+    commandSafeStream(failureTracking(process.stdout), { anywhere: false }),
+    secrets,
+  );
   const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
   // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
   const stderr = drawableStream(redactedStderr, terminal);
@@ -261,10 +259,7 @@ export function createProcessContext(
     cwd: process.cwd(),
     version: VERSION,
     platform: process.platform,
-    // Read when a command needs it (the config's folder): --help never loads node:os.
-    get homedir() {
-      return process.getBuiltinModule('node:os').homedir();
-    },
+    homedir: homedir(),
     now: () => new Date(),
     promptSecret: async (question) => {
       const { promptSecret } = await import('./io/prompt.js');
@@ -277,14 +272,6 @@ export function createProcessContext(
     },
     redact: (text) => redact(text, secrets),
   };
-}
-
-/** Resolves once everything written to the stream so far has left the process (or failed to). */
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.destroyed || stream.writableEnded) resolve();
-    else stream.write('', () => resolve());
-  });
 }
 
 export async function main(): Promise<void> {
@@ -310,8 +297,7 @@ export async function main(): Promise<void> {
   let code = await run(process.argv.slice(2), ctx);
   // An output that could not be written is a failure, never exit 0: a closed pipe or a full disk
   // shows up as an error event after the write, so wait until stdout has taken everything.
-  const stdout = processStdout.opened();
-  if (stdout) await flushed(stdout);
+  await ctx.stdout.flushed?.();
   const failure = ctx.stdout.failure?.();
   if (failure && code === ExitCode.ok) {
     code = reportError(new OutputFailedError(failure), ctx, { json: false, verbose: false });
