@@ -77,15 +77,22 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
 /**
  * The shells' completion scripts call `esign __complete -- <words>`: what may come next, from the
  * command tree, the profiles in the config and the template names in force. Never fails loudly: a
- * completion offers what it can.
+ * completion offers what it can. The config and the project file are read (completion-values.ts)
+ * only when the word under the cursor is a value they give.
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
-  const [{ complete, formatCompletion }, { valueLookup }] = await Promise.all([
-    import('./commands/completion.js'),
-    import('./commands/completion-values.js'),
-  ]);
-  const program = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} });
-  const offered = complete(describeTree(program), words.length ? words : [''], valueLookup(ctx));
+  const { complete, formatCompletion } = await import('./commands/complete.js');
+  const tree = describeTree(buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} }));
+  const line = words.length ? words : [''];
+  let valuesAsked = false;
+  let offered = complete(tree, line, () => {
+    valuesAsked = true;
+    return [];
+  });
+  if (valuesAsked) {
+    const { valueLookup } = await import('./commands/completion-values.js');
+    offered = complete(tree, line, valueLookup(ctx));
+  }
   ctx.stdout.write(formatCompletion(offered));
   return ExitCode.ok;
 }
