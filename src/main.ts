@@ -3,7 +3,6 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
-import { errorAnnotation, githubActionsEnabled, inertJsonLine, writeCommands } from './ci/github-actions.js';
 import { buildProgram, describeTree } from './cli.js';
 import {
   type Context,
@@ -159,15 +158,19 @@ function fromCommander(error: unknown): unknown {
 
 type ReportMode = { json: boolean; verbose: boolean; notes?: string[]; ciOutput?: string | undefined };
 
-/** Prints an error (plain, or one JSON object with --json) and returns its exit code. */
-export function reportError(error: unknown, ctx: Context, mode: ReportMode): number {
+/**
+ * Prints an error (plain, or one JSON object with --json) and returns its exit code. The GitHub
+ * Actions module is imported here, when there is an error to report, not by every start.
+ */
+export async function reportError(error: unknown, ctx: Context, mode: ReportMode): Promise<number> {
   if (error === null) return ExitCode.ok;
-  writeAnnotation(error, ctx, mode.ciOutput);
+  const actions = await import('./ci/github-actions.js');
+  writeAnnotation(error, ctx, mode.ciOutput, actions);
   const known = error instanceof CliError;
   if (mode.json) {
     // inertJsonLine: text in the error (a value the user typed, a file name) may hold `##[`, which
     // stderr's command guard would otherwise break the JSON to neutralise.
-    ctx.stderr.write(`${inertJsonLine(JSON.stringify({ error: jsonErrorBody(error, mode) }))}\n`);
+    ctx.stderr.write(`${actions.inertJsonLine(JSON.stringify({ error: jsonErrorBody(error, mode) }))}\n`);
   } else {
     const lines = [`error: ${messageOf(error)}`];
     if (known) for (const detail of error.details) lines.push(`  ${detail}`);
@@ -194,7 +197,12 @@ const ANNOTATED_DETAILS = 5;
  * In GitHub Actions, a failure is also an `::error` annotation on the run's page (on stderr, which
  * the runner reads for workflow commands as it does stdout), written before the normal message.
  */
-function writeAnnotation(error: unknown, ctx: Context, ciOutput: string | undefined): void {
+function writeAnnotation(
+  error: unknown,
+  ctx: Context,
+  ciOutput: string | undefined,
+  { errorAnnotation, githubActionsEnabled, writeCommands }: typeof import('./ci/github-actions.js'),
+): void {
   if (!githubActionsEnabled(ciOutput, ctx.env)) return;
   const known = error instanceof CliError;
   const hint = known && error.hint ? `\n${error.hint}` : '';
@@ -307,7 +315,7 @@ export async function main(): Promise<void> {
   await ctx.stdout.flushed?.();
   const failure = ctx.stdout.failure?.();
   if (failure && code === ExitCode.ok) {
-    code = reportError(new OutputFailedError(failure), ctx, { json: false, verbose: false });
+    code = await reportError(new OutputFailedError(failure), ctx, { json: false, verbose: false });
   }
   process.exitCode = code;
   process.off('SIGINT', onSignal);
