@@ -18,14 +18,13 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     // One test file per core. vitest's default is one fewer than the cores, which on a 2-core CI
-    // runner means one file at a time; most of the suite waits on child processes and servers, so
-    // two at a time take ~92 s instead of ~145 s there (measured), with every test passing.
+    // runner means one file at a time; most of the suite waits on child processes and servers.
     maxWorkers: availableParallelism(),
     globalSetup: ['test/global-setup.ts'],
     projects: [
-      // A worker process runs file after file: importing the sources, vitest and the helpers once a
-      // worker instead of once a file is about a quarter of the suite's CPU (170 s → ~125 s idle on
-      // 2 cores, measured). Each file still gets fresh module state where it matters (OWN_PROCESS).
+      // A worker process runs file after file: the sources, vitest and the helpers are imported once a
+      // worker instead of once a file. Each file still gets fresh module state where it matters
+      // (OWN_PROCESS).
       {
         extends: true,
         test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_PROCESS, isolate: false },

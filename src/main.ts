@@ -234,8 +234,8 @@ export function createProcessContext(
   secondInterrupt: Context['secondInterrupt'],
 ): Context {
   const secrets = new Set<string>();
-  // process.stdin is made on first use, and making it loads Node's streams (~8 ms): --help and a
-  // create never touch it, so nothing here does until a command reads it.
+  // Node makes process.stdin on first use, and making it loads its streams: --help and a create
+  // never read it, so nothing here touches it until a command does.
   const stdinIsTTY = () => Boolean(process.stdin.isTTY);
   // Redaction first, then the guard that keeps text from acting as a CI runner's workflow command
   // (on stdout only a line-leading `::`, which no JSON, URL or results line can hold).
