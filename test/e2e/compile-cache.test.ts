@@ -117,6 +117,15 @@ describe('the compile cache', () => {
     expectPlainRun(await help({ XDG_CACHE_HOME: home }));
   });
 
+  it('NODE_DISABLE_COMPILE_CACHE turns it off; a cache folder that cannot be made changes nothing the user sees', async () => {
+    const home = cacheHome();
+    expectPlainRun(await help({ XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' }));
+    expect(readdirSync(home)).toEqual([]);
+    const notAFolder = join(cacheHome(), 'file');
+    writeFileSync(notAFolder, 'not a folder');
+    expectPlainRun(await help({ XDG_CACHE_HOME: notAFolder }));
+  });
+
   it.runIf(hasCompileCache)(
     'runs a planted cache file when it sits in a folder esign trusts (the attack is real)',
     async () => {
