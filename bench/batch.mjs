@@ -226,7 +226,7 @@ export async function batchBench() {
         `  peak RSS of a ${BIG}-record batch${name.padEnd(9)}${peakMb.toFixed(0).padStart(7)} MB         (${bigRps.toFixed(0)} records/s; target < 150 MB)`,
       );
     }
-    if (index === 0) await shellLoop(after, runs[`batch${label('after')}`]);
+    if (index === 0) await shellLoop(node, after, runs[`batch${label('after')}`]);
   }
 }
 
@@ -333,13 +333,13 @@ function bigBatch(node, bin) {
   });
 }
 /** A shell loop of `esign envelope create` over SHELL_LOOP records, against the batch's rate. */
-async function shellLoop(bin, batchRuns) {
+async function shellLoop(node, bin, batchRuns) {
   const loopRps = await withWarmSandbox(async ({ env, template }) => {
     const loop = join(dir, 'loop.sh');
     const tags = template.merge_tags.map((tag) => `--set "${tag}=${tag} $i"`).join(' ');
     writeFileSync(
       loop,
-      `for i in $(seq 1 ${SHELL_LOOP}); do "${process.execPath}" "${bin}" envelope create --template ${template.id} ${tags} --name "Person $i" --email "person$i@example.com" -q >/dev/null || exit 1; done\n`,
+      `for i in $(seq 1 ${SHELL_LOOP}); do "${node}" "${bin}" envelope create --template ${template.id} ${tags} --name "Person $i" --email "person$i@example.com" -q >/dev/null || exit 1; done\n`,
     );
     const loop200 = timed(() => {
       const shell = spawnSync('bash', [loop], { env, encoding: 'utf8' });
