@@ -41,21 +41,35 @@ function cacheFolder(env) {
   return join(xdg, 'esign');
 }
 
-/** `dir`, made 0700 if missing, as a real path, when no one but this user (or root) can change it. */
+/**
+ * `dir` as a real path, made 0700 if missing, when no one but this user (or root) can change it:
+ * the folders above it are checked before anything is made (`sudo -E` with another user's HOME
+ * makes nothing in that user's folder), and the folder itself after.
+ */
 function privateFolder(dir) {
   if (!dir) return undefined;
   const fs = require('node:fs');
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Windows: the folder is in the user's own profile, which its access list keeps to them.
-  if (process.platform === 'win32') return dir;
+  if (process.platform === 'win32') {
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+  const { dirname } = require('node:path');
+  const uid = process.getuid();
+  /** Whether `path` and every folder above it is this user's or root's, and sticky if others may write. */
+  const guarded = (path) => {
+    for (let at = fs.realpathSync(path); ; at = dirname(at)) {
+      const { uid: owner, mode } = fs.statSync(at);
+      if ((owner !== uid && owner !== 0) || ((mode & 0o022) !== 0 && (mode & 0o1000) === 0)) return false;
+      if (dirname(at) === at) return true;
+    }
+  };
+  let above = dirname(dir);
+  while (!fs.existsSync(above)) above = dirname(above);
+  if (!guarded(above)) return undefined;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const real = fs.realpathSync(dir);
   const own = fs.statSync(real);
-  if (!own.isDirectory() || own.uid !== process.getuid() || (own.mode & 0o022) !== 0) return undefined;
-  const { dirname } = require('node:path');
-  for (let up = dirname(real); ; up = dirname(up)) {
-    const folder = fs.statSync(up);
-    const shared = (folder.mode & 0o022) !== 0 && (folder.mode & 0o1000) === 0;
-    if ((folder.uid !== own.uid && folder.uid !== 0) || shared) return undefined;
-    if (dirname(up) === up) return real;
-  }
+  if (!own.isDirectory() || own.uid !== uid || (own.mode & 0o022) !== 0 || !guarded(real)) return undefined;
+  return real;
 }

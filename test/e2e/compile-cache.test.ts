@@ -158,6 +158,19 @@ describe('the compile cache', () => {
     },
   );
 
+  it.runIf(isRoot && nobody !== undefined)(
+    "makes nothing in another user's folder (sudo -E with that user's HOME): esign runs without a cache",
+    async () => {
+      const theirs = join(cacheHome(), 'home');
+      mkdirSync(join(theirs, '.cache'), { recursive: true });
+      chownSync(theirs, nobody as number, nobody as number);
+      chownSync(join(theirs, '.cache'), nobody as number, nobody as number);
+      expectPlainRun(await help({ XDG_CACHE_HOME: join(theirs, '.cache') }));
+      expectPlainRun(await help({ XDG_CACHE_HOME: '', HOME: theirs }));
+      expect(readdirSync(join(theirs, '.cache'))).toEqual([]);
+    },
+  );
+
   it.runIf(hasCompileCache)(
     'never reads a folder that group or others can write to, or one inside a folder others can replace it in',
     async () => {
