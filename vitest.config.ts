@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * Test files that must have a process of their own. The MCP SDK imports full zod, whose import sets
  * zod's English messages for every schema in the process (esign's own use zod/mini's, which the
- * tests assert); and the transport's contract test counts a once-per-process announcement.
+ * tests assert).
  */
 const OWN_PROCESS = [
   'test/unit/mcp-tools.test.ts',
@@ -14,7 +14,6 @@ const OWN_PROCESS = [
   'test/e2e/mcp-confirm.test.ts',
   'test/e2e/mcp-install.test.ts',
   'test/e2e/mcpb.test.ts',
-  'test/unit/transport-contract.test.ts',
 ];
 
 export default defineConfig({
@@ -23,14 +22,13 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     // One test file per core. vitest's default is one fewer than the cores, which on a 2-core CI
-    // runner means one file at a time; most of the suite waits on child processes and servers, so
-    // two at a time take ~92 s instead of ~145 s there (measured), with every test passing.
+    // runner means one file at a time; most of the suite waits on child processes and servers.
     maxWorkers: availableParallelism(),
     globalSetup: ['test/global-setup.ts'],
     projects: [
-      // A worker process runs file after file: importing the sources, vitest and the helpers once a
-      // worker instead of once a file is about a quarter of the suite's CPU (170 s → ~125 s idle on
-      // 2 cores, measured). Each file still gets fresh module state where it matters (OWN_PROCESS).
+      // A worker process runs file after file: the sources, vitest and the helpers are imported once a
+      // worker instead of once a file. Each file still gets fresh module state where it matters
+      // (OWN_PROCESS).
       {
         extends: true,
         test: {

@@ -1,13 +1,16 @@
-// Batch throughput against the sandbox, side by side in one run with (a) the sandbox's own ceiling
-// for the same request, measured by autocannon with 16 connections, (b) a bare undici pool posting
-// the same records and (c) a shell loop of `esign envelope create` over the first 200 records,
-// scaled; then the peak RSS of a 100,000-record batch.
+// Batch throughput against the sandbox, on each Node line (bench/lines.mjs: BENCH_NODES), for each
+// install (BENCH_BEFORE and this checkout), side by side in one run with a bare undici pool posting
+// the same records on the same Node line; on the first line also (a) the sandbox's own ceiling for
+// the same request, measured by autocannon with 16 connections, the leanest undici client and (c) a
+// shell loop of `esign envelope create` over the first 200 records, scaled; then, on each line, the
+// peak RSS of a 100,000-record batch (BENCH_BATCH_BIG=0 leaves it out).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { benchNodes, installs, versionOf } from './lines.mjs';
 
 const BIN = new URL('../bin/esign.js', import.meta.url).pathname;
 const RECORDS = Number(process.env.BENCH_BATCH_RECORDS ?? 10_000);
@@ -42,6 +45,8 @@ function writeRecords(path, count, template) {
 }
 
 const ROUNDS = Number(process.env.BENCH_BATCH_ROUNDS ?? 3);
+/** Results files written so far: each run writes a file of its own. */
+let outputs = 0;
 
 async function stopSandbox(child) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -122,8 +127,8 @@ function cpuSeconds(pid) {
   }
 }
 
-function spawnOk(args, env, what) {
-  const result = spawnSync(process.execPath, ['--import', HOOK, ...args], {
+function spawnOk(node, args, env, what) {
+  const result = spawnSync(node, ['--import', HOOK, ...args], {
     env,
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
@@ -137,9 +142,9 @@ function spawnOk(args, env, what) {
  * (`inner` reads that from its output), its CPU and the server's per record, and the cores both kept
  * busy.
  */
-function clientRun(args, { env, sandbox }, what, inner) {
+function clientRun(node, args, { env, sandbox }, what, inner) {
   const server = cpuSeconds(sandbox.pid);
-  const { seconds, result } = timed(() => spawnOk(args, env, what));
+  const { seconds, result } = timed(() => spawnOk(node, args, env, what));
   const clientUs = measured(result.stderr, 'cpu-us') / RECORDS;
   const serverUs = ((cpuSeconds(sandbox.pid) - server) * 1e6) / RECORDS;
   return {
@@ -165,8 +170,8 @@ export async function batchBench() {
   const { template } = await withWarmSandbox(async (s) => s, { warm: false });
   const records = join(dir, 'records.jsonl');
   writeRecords(records, RECORDS, template);
-  const batchArgs = (file) => [
-    BIN,
+  const batchArgs = (bin, file) => [
+    bin,
     'envelope',
     'batch',
     file,
@@ -175,14 +180,62 @@ export async function batchBench() {
     '--concurrency',
     '16',
   ];
-  let outputs = 0;
+  const list = installs();
+  const after = list.at(-1).bin;
+  const label = (name) => (list.length > 1 ? ` (${name})` : '');
+  const nodes = benchNodes();
+  for (const [index, node] of nodes.entries()) {
+    // Each contender sends the same RECORDS creates with 16 connections to a sandbox of its own,
+    // warmed up alike; esign and the bare pool are timed as whole processes. Rounds alternate; medians.
+    const contenders = {};
+    for (const { name, bin } of list) {
+      contenders[`batch${label(name)}`] = (s) =>
+        clientRun(
+          node,
+          [...batchArgs(bin, records), '--output', join(dir, `out-${outputs++}.jsonl`)],
+          s,
+          'batch',
+          summaryRate,
+        );
+    }
+    // a bare undici pool over the same records (its request() API): what a plain undici client pays
+    contenders.bareUndici = (s) =>
+      clientRun(
+        node,
+        [new URL('./floor-batch.mjs', import.meta.url).pathname, records, template.id],
+        s,
+        'bare pool',
+        floorRate,
+      );
+    if (index === 0) Object.assign(contenders, firstLineOnly(node, batchArgs(after, records)));
+    const runs = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, measure] of Object.entries(contenders))
+        runs[name].push(await withWarmSandbox(measure));
+    }
+    printLine(
+      node,
+      runs,
+      list.map(({ name }) => `batch${label(name)}`),
+    );
+    const big = [];
+    for (const { name, bin } of BIG > 0 ? list : [])
+      big.push({ name: label(name), ...(await bigBatch(node, bin)) });
+    for (const { name, peakMb, bigRps } of big) {
+      console.log(
+        `  peak RSS of a ${BIG}-record batch${name.padEnd(9)}${peakMb.toFixed(0).padStart(7)} MB         (${bigRps.toFixed(0)} records/s; target < 150 MB)`,
+      );
+    }
+    if (index === 0) await shellLoop(node, after, runs[`batch${label('after')}`]);
+  }
+}
 
-  // Each contender sends the same RECORDS creates with 16 connections to a sandbox of its own, warmed
-  // up alike; esign and the bare pool are timed as whole processes. Rounds are interleaved; medians.
-  const contenders = {
-    // (a) the sandbox's ceiling for the same request. autocannon counts in whole seconds (a run of a
+/** The contenders measured on the first Node line only: what bounds the batch from the other side. */
+function firstLineOnly(node, batchArgs) {
+  return {
+    // the sandbox's ceiling for the same request. autocannon counts in whole seconds (a run of a
     // fixed number of requests ends on its next tick), so the ceiling is the 2xx rate of a 2 s run.
-    ceiling: async ({ info, org, sandbox }) => {
+    ceiling: async ({ info, org, template, sandbox }) => {
       const server = cpuSeconds(sandbox.pid);
       const result = await autocannonCreates(info, org, template, { duration: 2 });
       return {
@@ -190,40 +243,20 @@ export async function batchBench() {
         serverUs: ((cpuSeconds(sandbox.pid) - server) * 1e6) / result['2xx'],
       };
     },
-    batch: (s) =>
-      clientRun(
-        [...batchArgs(records), '--output', join(dir, `out-${outputs++}.jsonl`)],
-        s,
-        'batch',
-        summaryRate,
-      ),
-    batchToStdout: (s) => clientRun(batchArgs(records), s, 'batch to stdout', summaryRate),
-    // (b) a bare undici pool over the same records (its request() API): what a plain undici client pays
-    bareUndici: (s) =>
-      clientRun(
-        [new URL('./floor-batch.mjs', import.meta.url).pathname, records, template.id],
-        s,
-        'bare pool',
-        floorRate,
-      ),
+    batchToStdout: (s) => clientRun(node, batchArgs, s, 'batch to stdout', summaryRate),
     // the leanest undici client: callbacks, bodies serialized beforehand, nothing checked or written
     leanUndici: (s) =>
       clientRun(
-        [new URL('./floor-dispatch.mjs', import.meta.url).pathname, records, template.id],
+        node,
+        [new URL('./floor-dispatch.mjs', import.meta.url).pathname, batchArgs[3], batchArgs[5]],
         s,
         'lean undici',
         floorRate,
       ),
-    // the same RECORDS requests from autocannon: it reports them per whole second (see above)
-    autocannonFixed: async ({ info, org }) => {
-      const result = await autocannonCreates(info, org, template, { amount: RECORDS });
-      return { rate: result['2xx'] / result.duration };
-    },
   };
-  const runs = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, measure] of Object.entries(contenders)) runs[name].push(await withWarmSandbox(measure));
-  }
+}
+
+function printLine(node, runs, batches) {
   const m = Object.fromEntries(
     Object.entries(runs).map(([name, values]) => [
       name,
@@ -235,33 +268,9 @@ export async function batchBench() {
       ),
     ]),
   );
-
-  // (c) a shell loop of esign envelope create over the first 200 records, and the peak RSS of a big batch
-  const { loopRps, peakMb, bigRps } = await withWarmSandbox(async ({ env }) => {
-    const loop = join(dir, 'loop.sh');
-    const tags = template.merge_tags.map((tag) => `--set "${tag}=${tag} $i"`).join(' ');
-    writeFileSync(
-      loop,
-      `for i in $(seq 1 ${SHELL_LOOP}); do "${process.execPath}" "${BIN}" envelope create --template ${template.id} ${tags} --name "Person $i" --email "person$i@example.com" -q >/dev/null || exit 1; done\n`,
-    );
-    const loop200 = timed(() => {
-      const shell = spawnSync('bash', [loop], { env, encoding: 'utf8' });
-      if (shell.status !== 0) throw new Error(`shell loop failed: ${shell.stderr}`);
-    });
-    const big = join(dir, 'big.jsonl');
-    writeRecords(big, BIG, template);
-    const bigRun = timed(() =>
-      spawnOk([...batchArgs(big), '--output', join(dir, 'big-out.jsonl')], env, 'big batch'),
-    );
-    return {
-      loopRps: SHELL_LOOP / loop200.seconds,
-      peakMb: measured(bigRun.result.stderr, 'rss-kb') / 1024,
-      bigRps: BIG / bigRun.seconds,
-    };
-  });
-
+  const ceiling = m.ceiling?.rate;
   const pct = (value) =>
-    (Number.isFinite(value) ? `${((value / m.ceiling.rate) * 100).toFixed(0)}%` : '').padStart(5);
+    (Number.isFinite(value) && ceiling ? `${((value / ceiling) * 100).toFixed(0)}%` : '').padStart(5);
   const num = (value, unit = '') => (Number.isFinite(value) ? `${value.toFixed(0)}${unit}` : '—');
   const row = (label, { rate, innerRate, clientUs, serverUs, cores }, note = '') => {
     console.log(
@@ -269,10 +278,10 @@ export async function batchBench() {
     );
   };
   console.log(
-    `\nBatch throughput: ${RECORDS} creates, 16 connections, each run on a sandbox of its own warmed up alike,`,
+    `\nBatch throughput, Node ${versionOf(node)}: ${RECORDS} creates, 16 connections, each run on a sandbox`,
   );
   console.log(
-    `median of ${ROUNDS} interleaved rounds (Node ${process.version}, ${availableParallelism()} cores). Rates per second:`,
+    `of its own warmed up alike, median of ${ROUNDS} alternating rounds (${availableParallelism()} cores). Rates per second:`,
   );
   console.log(
     `  whole process, and after start-up (esign: the sending phase); CPU a record; cores both processes kept busy`,
@@ -281,30 +290,66 @@ export async function batchBench() {
     `  ${''.padEnd(36)}${'whole'.padStart(7)} ${'share'.padStart(5)} ${'sending'.padStart(8)} ${'share'.padStart(5)} ${'client'.padStart(7)} ${'server'.padStart(7)} ${'cores'.padStart(5)}`,
   );
   const none = { innerRate: Number.NaN, clientUs: Number.NaN, cores: Number.NaN };
-  row('autocannon, 2 s (the ceiling)', { ...none, ...m.ceiling, innerRate: m.ceiling.rate });
-  row('esign envelope batch --output', m.batch, 'target: whole share >= 70%');
-  row('esign envelope batch, to stdout', m.batchToStdout, 'nothing synced to disk');
+  if (m.ceiling) row('autocannon, 2 s (the ceiling)', { ...none, ...m.ceiling, innerRate: m.ceiling.rate });
+  for (const name of batches) row(`esign envelope ${name} --output`, m[name]);
+  if (m.batchToStdout) row('esign envelope batch, to stdout', m.batchToStdout, 'nothing synced to disk');
   row('bare undici pool (request())', m.bareUndici);
-  row('leanest undici client (dispatch)', m.leanUndici, 'nothing validated or written');
-  row(
-    `autocannon, ${RECORDS} requests`,
-    { ...none, ...m.autocannonFixed, serverUs: Number.NaN },
-    'ends on a whole second: not a rate',
-  );
-  // Each round's own ratio too: the two ran seconds apart, so a slow spell of the shared
-  // machine weighs on both sides of it alike.
-  const roundRatios = runs.batch.map((run, i) => run.rate / runs.bareUndici[i].rate);
+  if (m.leanUndici) row('leanest undici client (dispatch)', m.leanUndici, 'nothing validated or written');
+  for (const name of batches) {
+    // Each round's own ratio: the two ran seconds apart, so a slow spell of the shared machine
+    // weighs on both sides of it alike.
+    const ratios = runs[name].map((run, i) => run.rate / runs.bareUndici[i].rate);
+    console.log(
+      `  ${name} --output, whole process: ${(median(ratios)).toFixed(2)}x the bare pool (the rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')}; target >= 0.9x)`,
+    );
+  }
+}
+
+/** The peak RSS of a BIG-record batch, and its rate. */
+function bigBatch(node, bin) {
+  return withWarmSandbox(async ({ env, template }) => {
+    const big = join(dir, 'big.jsonl');
+    writeRecords(big, BIG, template);
+    const run = timed(() =>
+      spawnOk(
+        node,
+        [
+          bin,
+          'envelope',
+          'batch',
+          big,
+          '--template',
+          template.id,
+          '--concurrency',
+          '16',
+          '--output',
+          join(dir, `big-out-${outputs++}.jsonl`),
+        ],
+        env,
+        'big batch',
+      ),
+    );
+    return { peakMb: measured(run.result.stderr, 'rss-kb') / 1024, bigRps: BIG / run.seconds };
+  });
+}
+/** A shell loop of `esign envelope create` over SHELL_LOOP records, against the batch's rate. */
+async function shellLoop(node, bin, batchRuns) {
+  const loopRps = await withWarmSandbox(async ({ env, template }) => {
+    const loop = join(dir, 'loop.sh');
+    const tags = template.merge_tags.map((tag) => `--set "${tag}=${tag} $i"`).join(' ');
+    writeFileSync(
+      loop,
+      `for i in $(seq 1 ${SHELL_LOOP}); do "${node}" "${bin}" envelope create --template ${template.id} ${tags} --name "Person $i" --email "person$i@example.com" -q >/dev/null || exit 1; done\n`,
+    );
+    const loop200 = timed(() => {
+      const shell = spawnSync('bash', [loop], { env, encoding: 'utf8' });
+      if (shell.status !== 0) throw new Error(`shell loop failed: ${shell.stderr}`);
+    });
+    return SHELL_LOOP / loop200.seconds;
+  });
+  const batchRate = median(batchRuns.map((run) => run.rate));
   console.log(
-    `  batch --output, whole process: ${((m.batch.rate / m.bareUndici.rate) * 100).toFixed(0)}% of the bare pool, ${((m.batch.rate / m.leanUndici.rate) * 100).toFixed(0)}% of the leanest client`,
-  );
-  console.log(
-    `    the rounds' own ratios to the bare pool: ${roundRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(' ')} (median ${(median(roundRatios) * 100).toFixed(0)}%)`,
-  );
-  console.log(
-    `  shell loop of envelope create, ${SHELL_LOOP} records  ${loopRps.toFixed(1).padStart(7)} records/s  (batch --output is ${(m.batch.rate / loopRps).toFixed(0)}x; target >= 50x)`,
-  );
-  console.log(
-    `  peak RSS of a ${BIG}-record batch            ${peakMb.toFixed(0).padStart(7)} MB         (${bigRps.toFixed(0)} records/s; target < 150 MB)`,
+    `  shell loop of envelope create, ${SHELL_LOOP} records  ${loopRps.toFixed(1).padStart(7)} records/s  (batch --output is ${(batchRate / loopRps).toFixed(0)}x; target >= 50x)`,
   );
 }
 

@@ -1,26 +1,28 @@
-// Whole-process timings of esign next to their floors, measured side by side in one run: commands
-// are interleaved round by round so that noise on this shared machine hits all alike, and each
-// ratio is the median of the per-round ratios (alternating pairs), not a ratio of medians.
+// Whole-process start-up of esign next to its floors, on every Node line asked for, measured side by
+// side in one run: each case runs once a round, rounds alternate, and each ratio is the median of
+// the per-round ratios (each round's pair ran moments apart on this shared machine).
 //
-// The floors: `node -e 0`, and the smallest script that could send a create, a node:http POST, as
-// CommonJS (the true floor) and as an ES module (on Node 22.5+ an ES import of node:http also loads
-// Node's bundled undici). NODE_EXTRA_CA_CERTS is unset: it costs every start (Node 20: ~40 ms).
+// What is measured is CPU time (user + system, every thread of the process, from the shell's `time`:
+// what the start costs, whatever else the machine is doing); wall time is shown beside it for the
+// create, whose exit may wait on work V8 does in the background.
 //
-// Node lines: this one; BENCH_NODES=/path/to/node:/other/node for others (.ci/run keeps Node 22, 24
-// and 26 in ~/.cache/esign-build/node<NN>/node_modules/node/bin/node). The executable: when
-// release/ holds one for this machine (npm run build:binary), its --version, --help and create
-// against the npm install run by the same Node it was built from.
+// The floors: `node -e 0`, and the smallest script that could send a create, a CommonJS node:http
+// POST (bench/floor-create-cjs.cjs). NODE_EXTRA_CA_CERTS is unset: it costs every start.
+//
+// BENCH_NODES, BENCH_BEFORE and BENCH_AFTER choose the Node lines and installs (bench/lines.mjs);
+// BENCH_ROUNDS (20) the rounds.
+// The executable: when release/ holds one for this machine (npm run build:binary), its rows against
+// the npm install on the Node it was built from.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { benchNodes, buildCache, installs, versionOf } from './lines.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
-const root = new URL('..', import.meta.url).pathname;
-const BIN = join(root, 'bin', 'esign.js');
+const root = resolve(import.meta.dirname, '..');
 const FLOOR_CJS = join(root, 'bench', 'floor-create-cjs.cjs');
-const FLOOR_ESM = join(root, 'bench', 'floor-create-esm.mjs');
 const TOKEN = 'tok_bench_0123456789abcdef';
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const CREATE = [
@@ -33,6 +35,8 @@ const CREATE = [
   '--email',
   'ada@example.com',
 ];
+/** One Tab after `esign envelope cr`: what the shells' completion scripts run. */
+const TAB = ['__complete', '--', 'envelope', 'cr'];
 
 const envelope = JSON.stringify({
   success: true,
@@ -53,16 +57,29 @@ export async function startupBench() {
       res.end(envelope);
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
   const baseUrl = `http://127.0.0.1:${server.address().port}/api/v1`;
+  // The runs' own config folder and cache folder (each install keeps its compile cache there).
+  const scratch = mkdtempSync(join(tmpdir(), 'esign-bench-'));
   const env = {
     ...process.env,
-    ESIGN_CONFIG_DIR: join(mkdtempSync(join(tmpdir(), 'esign-bench-')), 'config'),
+    ESIGN_CONFIG_DIR: join(scratch, 'config'),
+    XDG_CACHE_HOME: join(scratch, 'cache'),
   };
   delete env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_COMPILE_CACHE;
+  delete env.NODE_DISABLE_COMPILE_CACHE;
   const floorEnv = { BENCH_URL: `${baseUrl}/native/envelopes/create`, BENCH_TOKEN: TOKEN };
-  // Log in once so the real create reads its token and base URL from the profile, as a user's would.
-  spawnSync(process.execPath, [BIN, 'login', '--with-token', '--base-url', baseUrl], { env, input: TOKEN });
+  // Log in once, so that a create reads its token and base URL from the profile, as a user's would.
+  const login = spawnSync(
+    process.execPath,
+    [installs().at(-1).bin, 'login', '--with-token', '--base-url', baseUrl],
+    {
+      env,
+      input: TOKEN,
+    },
+  );
+  if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
   const results = {};
   try {
     for (const node of benchNodes()) results[node] = await nodeLine(node, env, floorEnv);
@@ -74,30 +91,28 @@ export async function startupBench() {
   return results;
 }
 
-function benchNodes() {
-  const others = (process.env.BENCH_NODES ?? '').split(delimiter).filter(Boolean);
-  return [process.execPath, ...others.filter((node) => node !== process.execPath)];
-}
-
 async function nodeLine(node, env, floorEnv) {
-  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const cases = {
     'node -e 0': [node, ['-e', '0'], {}],
-    'esign --version': [node, [BIN, '--version'], {}],
-    'esign --help': [node, [BIN, '--help'], {}],
-    'esign envelope create --dry-run': [node, [BIN, ...CREATE, '--dry-run'], {}],
     'POST script, CommonJS': [node, [FLOOR_CJS], floorEnv],
-    'POST script, ES module': [node, [FLOOR_ESM], floorEnv],
-    'esign envelope create': [node, [BIN, ...CREATE, '-q'], {}],
   };
+  const rows = [];
+  const list = installs();
+  for (const { name, bin } of list) {
+    const label = list.length > 1 ? ` (${name})` : '';
+    cases[`--version${label}`] = [node, [bin, '--version'], {}];
+    cases[`--help${label}`] = [node, [bin, '--help'], {}];
+    cases[`Tab${label}`] = [node, [bin, ...TAB], {}];
+    cases[`create${label}`] = [node, [bin, ...CREATE, '-q'], {}];
+    rows.push(
+      [`--version${label}`, 'node -e 0', 1.2],
+      [`--help${label}`, 'node -e 0', 1.5],
+      [`Tab${label}`, 'node -e 0', 1.6],
+      [`create${label}`, 'POST script, CommonJS', 2.2],
+    );
+  }
   const times = await interleaved(cases, env);
-  printTable(`Node ${version}`, times, [
-    ['esign --version', 'node -e 0', 1.2],
-    ['esign --help', 'node -e 0', 1.3],
-    ['esign envelope create --dry-run', 'node -e 0', null],
-    ['esign envelope create', 'POST script, ES module', 1.2],
-    ['esign envelope create', 'POST script, CommonJS', 1.7],
-  ]);
+  printTable(`Node ${versionOf(node)}`, times, rows);
   return times;
 }
 
@@ -111,38 +126,37 @@ async function binaryRows(env, floorEnv) {
     `esign-${version}-${target}${process.platform === 'win32' ? '.exe' : ''}`,
   );
   const { NODE_VERSION } = await import('../scripts/node-version.mjs');
-  const cache =
-    process.env.ESIGN_BUILD_CACHE ||
-    join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'esign-build');
-  const node = join(cache, `node-v${NODE_VERSION}`, target, 'package', 'bin', 'node');
+  const node = join(buildCache, `node-v${NODE_VERSION}`, target, 'package', 'bin', 'node');
   if (!existsSync(binary) || !existsSync(node)) {
     console.log('\n(no executable in release/ for this machine: run `npm run build:binary` for its rows)');
     return undefined;
   }
+  const bin = join(root, 'bin', 'esign.js');
   const cases = {
     'node -e 0': [node, ['-e', '0'], {}],
-    'npm install --version': [node, [BIN, '--version'], {}],
-    'executable --version': [binary, ['--version'], {}],
-    'npm install --help': [node, [BIN, '--help'], {}],
-    'executable --help': [binary, ['--help'], {}],
-    'npm install create': [node, [BIN, ...CREATE, '-q'], {}],
-    'executable create': [binary, [...CREATE, '-q'], {}],
     'POST script, CommonJS': [node, [FLOOR_CJS], floorEnv],
-    'POST script, ES module': [node, [FLOOR_ESM], floorEnv],
+    'npm install --version': [node, [bin, '--version'], {}],
+    'executable --version': [binary, ['--version'], {}],
+    'npm install --help': [node, [bin, '--help'], {}],
+    'executable --help': [binary, ['--help'], {}],
+    'npm install Tab': [node, [bin, ...TAB], {}],
+    'executable Tab': [binary, TAB, {}],
+    'npm install create': [node, [bin, ...CREATE, '-q'], {}],
+    'executable create': [binary, [...CREATE, '-q'], {}],
   };
   const times = await interleaved(cases, env);
   printTable(`the executable (Node v${NODE_VERSION}) against the npm install on the same Node`, times, [
-    ['executable --version', 'npm install --version', null],
+    ['executable --version', 'node -e 0', 1.2],
+    ['executable --help', 'node -e 0', 1.5],
+    ['executable Tab', 'node -e 0', 1.6],
+    ['executable create', 'POST script, CommonJS', 2.2],
     ['executable --help', 'npm install --help', null],
-    ['executable --help', 'node -e 0', 1.3],
     ['executable create', 'npm install create', null],
-    ['executable create', 'POST script, ES module', 1.2],
-    ['executable create', 'POST script, CommonJS', 1.7],
   ]);
   return times;
 }
 
-/** Runs every case once a round, ROUNDS rounds after a warm-up; the times of each, in order. */
+/** Runs every case once a round, ROUNDS rounds after a warm-up round; each case's measures, in order. */
 async function interleaved(cases, env) {
   const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
   for (const [command, args, extraEnv] of Object.values(cases))
@@ -155,18 +169,26 @@ async function interleaved(cases, env) {
   return times;
 }
 
-// Spawning synchronously would block the in-process server, so each run is awaited.
+/**
+ * Runs one command under the shell's `time`, which reports the child's own CPU (getrusage of the
+ * children, in milliseconds): { cpu, wall } in ms. Awaited, never spawnSync: the server answering
+ * the creates runs in this process.
+ */
 function runOne(command, args, env) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const script = 'TIMEFORMAT="esign-bench %3R %3U %3S"; time "$@" >/dev/null';
+  return new Promise((done, reject) => {
+    const child = spawn('bash', ['-c', script, 'bench', command, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;
     });
     child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`));
-      else resolve(Number(process.hrtime.bigint() - started) / 1e6);
+      const timed = /esign-bench ([\d.]+) ([\d.]+) ([\d.]+)\s*$/.exec(stderr);
+      if (code !== 0 || !timed) reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`));
+      else done({ wall: Number(timed[1]) * 1000, cpu: (Number(timed[2]) + Number(timed[3])) * 1000 });
     });
   });
 }
@@ -178,15 +200,18 @@ function median(values) {
 }
 
 function printTable(title, times, rows) {
-  console.log(`\nStart-up, ${title}: wall time, medians of ${ROUNDS} interleaved rounds`);
   console.log(
-    `${'command'.padEnd(32)}${'median'.padStart(10)}   ${'against'.padEnd(26)}${'median'.padStart(10)}${'ratio'.padStart(8)}  target`,
+    `\nStart-up, ${title}: CPU (user + system), medians of ${ROUNDS} alternating rounds; wall beside it`,
+  );
+  console.log(
+    `${'command'.padEnd(24)}${'CPU'.padStart(9)}${'wall'.padStart(9)}   ${'against'.padEnd(24)}${'CPU'.padStart(9)}${'ratio'.padStart(8)}  target`,
   );
   for (const [name, floor, target] of rows) {
-    const ratio = median(times[name].map((time, round) => time / times[floor][round]));
+    const ratio = median(times[name].map((time, round) => time.cpu / times[floor][round].cpu));
     const verdict = target ? `<= ${target}x ${ratio <= target ? 'ok' : 'MISSED'}` : '';
+    const ms = (list, key) => `${median(list.map((t) => t[key])).toFixed(1)} ms`;
     console.log(
-      `${name.padEnd(32)}${`${median(times[name]).toFixed(1)} ms`.padStart(10)}   ${floor.padEnd(26)}${`${median(times[floor]).toFixed(1)} ms`.padStart(10)}${`${ratio.toFixed(2)}x`.padStart(8)}  ${verdict}`,
+      `${name.padEnd(24)}${ms(times[name], 'cpu').padStart(9)}${ms(times[name], 'wall').padStart(9)}   ${floor.padEnd(24)}${ms(times[floor], 'cpu').padStart(9)}${`${ratio.toFixed(2)}x`.padStart(8)}  ${verdict}`,
     );
   }
 }

@@ -15,22 +15,13 @@
 //   node scripts/build-binary.mjs --target linux-x64   only these (repeatable)
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { packageJson } from './bundle-options.mjs';
+import { packageJson, sharedBundleOptions } from './bundle-options.mjs';
 import { NODE_VERSION, NODE_TARGETS as TARGETS } from './node-version.mjs';
 import { FIXED_TIME, writeZip } from './zip.mjs';
 
@@ -84,34 +75,20 @@ function hostTarget() {
 }
 
 /**
- * The executable runs bin/esign.js, with the version built in, and holds dist/ (as `npm run build`
- * makes it) as assets keyed by their path in dist/: bin/esign.js loads them as it loads the npm
- * install's files, with the same code cache (the main script can require only Node's built-ins, and
- * needs nothing else). One loader and one dist/ for both: the executable behaves as the npm install
- * does, and starts as fast. Returns the main script and the assets.
+ * The executable's one script: esign's sources bundled with their dependencies as one CommonJS file
+ * (the script a single executable runs is CommonJS; it can require Node's built-ins and nothing
+ * else, and a lazily imported module becomes a function inside it, run when first imported).
  */
 async function bundle() {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
   const outfile = join(workDir, 'esign.cjs');
   await build({
-    entryPoints: [join(root, 'bin', 'esign.js')],
+    ...sharedBundleOptions,
+    stdin: { contents: "import { main } from './src/main.ts';\nmain();\n", resolveDir: root, loader: 'ts' },
     outfile,
-    bundle: false,
     format: 'cjs',
-    platform: 'node',
     target: `node${NODE_VERSION}`,
-    define: { __ESIGN_VERSION__: JSON.stringify(version) },
-    logLevel: 'warning',
   });
-  const dist = join(root, 'dist');
-  const assets = {};
-  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    assets[relative(dist, path).split(sep).join('/')] = path;
-  }
-  if (!assets['main.js']) throw new Error('dist/main.js was not built');
-  return { main: outfile, assets };
+  return { main: outfile };
 }
 
 /** The official Node binary for a target, from the cache or the npm registry (checked either way). */
@@ -157,13 +134,11 @@ function sha256(file) {
 }
 
 /**
- * Node's own code cache for the executable (useCodeCache) would hold only the main script, which is
- * small, and only for the target that runs the builder (a cache made on another platform may crash
- * the executable at start-up, Node's documentation says). esign's code cache (bin/esign.js) covers
- * every file of dist/, on every target: it is made on the user's machine, by the first run of each
- * command.
+ * Built with Node's own single-executable configuration. Its code cache and snapshot stay off: both
+ * are made by the Node that builds, and a cache or snapshot made on another platform may crash the
+ * executable at start-up (Node's documentation), so they could serve one target of the five only.
  */
-function buildExecutable(each, { main, assets }, builder) {
+function buildExecutable(each, { main }, builder) {
   const output = join(releaseDir, `esign-${version}-${each.name}${each.executableSuffix}`);
   const config = join(workDir, `sea-${each.name}.json`);
   writeFileSync(
@@ -173,7 +148,6 @@ function buildExecutable(each, { main, assets }, builder) {
       // absolute one would make the same commit build differently in another folder.
       main: relative(workDir, main),
       mainFormat: 'commonjs',
-      assets,
       executable: nodeBinary(each),
       output,
       disableExperimentalSEAWarning: true,

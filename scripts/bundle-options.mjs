@@ -6,8 +6,8 @@ export const packageJson = JSON.parse(readFileSync(new URL('../package.json', im
 
 export const sharedBundleOptions = {
   bundle: true,
-  format: 'esm',
   platform: 'node',
+  target: 'node20.19',
   sourcemap: false,
   minifyWhitespace: true,
   minifySyntax: true,

@@ -1,6 +1,5 @@
 // What a command may touch. Production builds it from the process; tests build one with buffered
 // streams, a chosen TTY-ness, a temporary config directory and their own environment.
-import { fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { InterruptedError } from './errors.js';
 import { redact } from './text/redact.js';
@@ -161,54 +160,30 @@ function passThrough(stream: OutputStream): Omit<OutputStream, 'write'> {
   };
 }
 
-/** A process stream as failureTracking sees it: made on first use. */
-export interface LazyProcessStream extends OutputStream {
-  /** The Node stream, if anything has made it yet. */
-  opened(): NodeJS.WriteStream | undefined;
-}
-
 /**
  * A process stream (stdout, stderr) that remembers its first write error: a closed pipe or a full
  * disk is reported by Node as an 'error' event after the write returned.
- *
- * Node makes process.stdout and process.stderr on first use, and making one loads its streams and,
- * for a pipe, its network code (~3.5 ms each on Node 22): a command that never writes to stderr
- * (`--help`, a create that succeeds) does not make it. Whether the stream is a terminal is answered
- * without making it where it can be: a terminal is a character device, so a pipe or a file is not one
- * (a character device, /dev/null or a terminal, is asked of Node's stream).
  */
-export function failureTracking(open: () => NodeJS.WriteStream, fd: number): LazyProcessStream {
+export function failureTracking(stream: NodeJS.WriteStream): OutputStream {
   let failure: NodeJS.ErrnoException | undefined;
-  let made: NodeJS.WriteStream | undefined;
-  let terminal: boolean | undefined;
   const listeners: ((error: NodeJS.ErrnoException) => void)[] = [];
-  const stream = (): NodeJS.WriteStream => {
-    if (made) return made;
-    made = open();
-    made.on('error', (error: NodeJS.ErrnoException) => {
-      if (failure) return;
-      failure = error;
-      for (const listener of listeners.splice(0)) listener(error);
-    });
-    return made;
-  };
-  const isTTY = (): boolean => {
-    if (made) return Boolean(made.isTTY);
-    terminal ??= mayBeTerminal(fd) && Boolean(stream().isTTY);
-    return terminal;
-  };
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (failure) return;
+    failure = error;
+    for (const listener of listeners.splice(0)) listener(error);
+  });
   return {
-    write: (chunk: string) => stream().write(chunk),
+    write: (chunk: string) => stream.write(chunk),
     get isTTY() {
-      return isTTY();
+      return Boolean(stream.isTTY);
     },
     get columns() {
-      return isTTY() ? stream().columns : undefined;
+      return stream.isTTY ? stream.columns : undefined;
     },
     drained: () =>
-      made?.writableNeedDrain && !failure
+      stream.writableNeedDrain && !failure
         ? new Promise<void>((resolve) => {
-            made?.once('drain', resolve);
+            stream.once('drain', resolve);
             listeners.push(() => resolve());
           })
         : undefined,
@@ -222,20 +197,10 @@ export function failureTracking(open: () => NodeJS.WriteStream, fd: number): Laz
     flushed: () =>
       new Promise<void>((resolve) => {
         const settle = () => setImmediate(resolve);
-        if (!made || made.destroyed || made.writableEnded) settle();
-        else made.write('', settle);
+        if (stream.destroyed || stream.writableEnded) settle();
+        else stream.write('', settle);
       }),
-    opened: () => made,
   };
-}
-
-/** False when the descriptor is surely no terminal (a pipe, a file, a socket); true when it may be. */
-function mayBeTerminal(fd: number): boolean {
-  try {
-    return fstatSync(fd).isCharacterDevice();
-  } catch {
-    return true;
-  }
 }
 
 export interface ReadAllOptions {

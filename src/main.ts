@@ -1,8 +1,8 @@
 // run(argv, context) -> exit code. main() builds the context from the process, wires signals and is
 // the only place that ends the process.
+import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
-import { errorAnnotation, githubActionsEnabled, inertJsonLine, writeCommands } from './ci/github-actions.js';
 import { buildProgram, describeTree } from './cli.js';
 import {
   type Context,
@@ -76,15 +76,22 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
 /**
  * The shells' completion scripts call `esign __complete -- <words>`: what may come next, from the
  * command tree, the profiles in the config and the template names in force. Never fails loudly: a
- * completion offers what it can.
+ * completion offers what it can. The config and the project file are read (completion-values.ts)
+ * only when the word under the cursor is a value they give.
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
-  const [{ complete, formatCompletion }, { valueLookup }] = await Promise.all([
-    import('./commands/completion.js'),
-    import('./commands/completion-values.js'),
-  ]);
-  const program = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} });
-  const offered = complete(describeTree(program), words.length ? words : [''], valueLookup(ctx));
+  const { complete, formatCompletion } = await import('./commands/complete.js');
+  const tree = describeTree(buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} }));
+  const line = words.length ? words : [''];
+  let valuesAsked = false;
+  let offered = complete(tree, line, () => {
+    valuesAsked = true;
+    return [];
+  });
+  if (valuesAsked) {
+    const { valueLookup } = await import('./commands/completion-values.js');
+    offered = complete(tree, line, valueLookup(ctx));
+  }
   ctx.stdout.write(formatCompletion(offered));
   return ExitCode.ok;
 }
@@ -151,15 +158,19 @@ function fromCommander(error: unknown): unknown {
 
 type ReportMode = { json: boolean; verbose: boolean; notes?: string[]; ciOutput?: string | undefined };
 
-/** Prints an error (plain, or one JSON object with --json) and returns its exit code. */
-export function reportError(error: unknown, ctx: Context, mode: ReportMode): number {
+/**
+ * Prints an error (plain, or one JSON object with --json) and returns its exit code. The GitHub
+ * Actions module is imported here, when there is an error to report, not by every start.
+ */
+export async function reportError(error: unknown, ctx: Context, mode: ReportMode): Promise<number> {
   if (error === null) return ExitCode.ok;
-  writeAnnotation(error, ctx, mode.ciOutput);
+  const actions = await import('./ci/github-actions.js');
+  writeAnnotation(error, ctx, mode.ciOutput, actions);
   const known = error instanceof CliError;
   if (mode.json) {
     // inertJsonLine: text in the error (a value the user typed, a file name) may hold `##[`, which
     // stderr's command guard would otherwise break the JSON to neutralise.
-    ctx.stderr.write(`${inertJsonLine(JSON.stringify({ error: jsonErrorBody(error, mode) }))}\n`);
+    ctx.stderr.write(`${actions.inertJsonLine(JSON.stringify({ error: jsonErrorBody(error, mode) }))}\n`);
   } else {
     const lines = [`error: ${messageOf(error)}`];
     if (known) for (const detail of error.details) lines.push(`  ${detail}`);
@@ -186,7 +197,12 @@ const ANNOTATED_DETAILS = 5;
  * In GitHub Actions, a failure is also an `::error` annotation on the run's page (on stderr, which
  * the runner reads for workflow commands as it does stdout), written before the normal message.
  */
-function writeAnnotation(error: unknown, ctx: Context, ciOutput: string | undefined): void {
+function writeAnnotation(
+  error: unknown,
+  ctx: Context,
+  ciOutput: string | undefined,
+  { errorAnnotation, githubActionsEnabled, writeCommands }: typeof import('./ci/github-actions.js'),
+): void {
   if (!githubActionsEnabled(ciOutput, ctx.env)) return;
   const known = error instanceof CliError;
   const hint = known && error.hint ? `\n${error.hint}` : '';
@@ -213,27 +229,24 @@ function traceOf(error: Error): string {
   return parts.join('\ncaused by: ');
 }
 
-/** The process's stdout, made when first written to (src/context.ts). */
-const processStdout = failureTracking(() => process.stdout, 1);
-
 export function createProcessContext(
   signal: AbortSignal,
   secondInterrupt: Context['secondInterrupt'],
 ): Context {
   const secrets = new Set<string>();
-  // process.stdin is made on first use, and making it loads Node's streams (~8 ms): --help and a
-  // create never touch it, so nothing here does until a command reads it.
+  // Node makes process.stdin on first use, and making it loads its streams: --help and a create
+  // never read it, so nothing here touches it until a command does.
   const stdinIsTTY = () => Boolean(process.stdin.isTTY);
   // Redaction first, then the guard that keeps text from acting as a CI runner's workflow command
   // (on stdout only a line-leading `::`, which no JSON, URL or results line can hold).
   const redactedStderr = redactingStream(
-    commandSafeStream(
-      failureTracking(() => process.stderr, 2),
-      { anywhere: true },
-    ),
+    commandSafeStream(failureTracking(process.stderr), { anywhere: true }),
     secrets,
   );
-  const stdout = redactingStream(commandSafeStream(processStdout, { anywhere: false }), secrets);
+  const stdout = redactingStream(
+    commandSafeStream(failureTracking(process.stdout), { anywhere: false }),
+    secrets,
+  );
   const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
   // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
   const stderr = drawableStream(redactedStderr, terminal);
@@ -261,10 +274,7 @@ export function createProcessContext(
     cwd: process.cwd(),
     version: VERSION,
     platform: process.platform,
-    // Read when a command needs it (the config's folder): --help never loads node:os.
-    get homedir() {
-      return process.getBuiltinModule('node:os').homedir();
-    },
+    homedir: homedir(),
     now: () => new Date(),
     promptSecret: async (question) => {
       const { promptSecret } = await import('./io/prompt.js');
@@ -277,14 +287,6 @@ export function createProcessContext(
     },
     redact: (text) => redact(text, secrets),
   };
-}
-
-/** Resolves once everything written to the stream so far has left the process (or failed to). */
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.destroyed || stream.writableEnded) resolve();
-    else stream.write('', () => resolve());
-  });
 }
 
 export async function main(): Promise<void> {
@@ -310,11 +312,10 @@ export async function main(): Promise<void> {
   let code = await run(process.argv.slice(2), ctx);
   // An output that could not be written is a failure, never exit 0: a closed pipe or a full disk
   // shows up as an error event after the write, so wait until stdout has taken everything.
-  const stdout = processStdout.opened();
-  if (stdout) await flushed(stdout);
+  await ctx.stdout.flushed?.();
   const failure = ctx.stdout.failure?.();
   if (failure && code === ExitCode.ok) {
-    code = reportError(new OutputFailedError(failure), ctx, { json: false, verbose: false });
+    code = await reportError(new OutputFailedError(failure), ctx, { json: false, verbose: false });
   }
   process.exitCode = code;
   process.off('SIGINT', onSignal);

@@ -9,7 +9,7 @@ import { tmuxSocketPrefix } from './helpers/tmux.js';
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'esign-tests-'));
   process.env.TMPDIR = root; // inherited by the test workers, and by the processes they spawn with it
-  // esign's code cache (bin/esign.js) too: a run's caches, shared by its tests, never the user's.
+  // esign's compile cache (bin/esign.js) too: a run's cache, shared by its tests, never the user's.
   process.env.XDG_CACHE_HOME = join(root, 'cache');
   return () => {
     rmSync(root, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import { loadProjectFile } from '../project/project-file.js';
 import type { TemplateField } from '../project/template-entry.js';
 import { resolveTemplate, type TemplateNames, templateNamesFor } from '../project/templates.js';
 import { escapeControl } from '../text/terminal-text.js';
-import type { Candidate, CompletionLine, ValueLookup } from './completion.js';
+import type { Candidate, CompletionLine, ValueLookup } from './complete.js';
 
 type ValueCompleter = (line: CompletionLine, ctx: Context) => readonly Candidate[];
 

@@ -1,7 +1,6 @@
 // The HTTP layer: one keep-alive undici agent per command, proxies from the environment (never for
 // loopback), one overall deadline per request, and network failures classified by whether the
 // request may have reached the server.
-import { channel } from 'node:diagnostics_channel';
 import type { Env } from '../context.js';
 import { readAnswerAfterWriteError } from './early-answer.js';
 import { isLoopbackUrl, lookupHost } from './loopback.js';
@@ -46,25 +45,11 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
- * Announced once per process, just before its first request is handed to undici: every module the
- * transport needs is loaded by then, and no connection is open yet. bin/esign.js sets its
- * process-wide V8 setting on it (see there); nothing in src/ changes process-wide state.
- */
-export const FIRST_REQUEST_CHANNEL = 'esign:transport:first-request';
-let firstRequestAnnounced = false;
-
-/**
- * Milliseconds on a monotonic clock, for an exchange's duration: process.hrtime, not
- * performance.now(), whose first use loads nine perf_hooks modules (~1–2 ms of every create).
+ * Milliseconds on a monotonic clock, for an exchange's duration: process.hrtime, which needs nothing
+ * loaded (performance.now() loads Node's perf_hooks on first use).
  */
 function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
-}
-
-function announceFirstRequest(): void {
-  firstRequestAnnounced = true;
-  const announcement = channel(FIRST_REQUEST_CHANNEL);
-  if (announcement.hasSubscribers) announcement.publish(undefined);
 }
 
 /** Where a request goes: straight to its origin, or through a proxy. */
@@ -118,8 +103,6 @@ export class HttpClient {
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 10_000,
-      // Node's default (16 KiB), given here: the bundle does not load node:http to ask for it
-      // (scripts/start-up-patches.mjs).
       maxHeaderSize: MAX_HEADER_BYTES,
     };
     this.#direct = new Agent({
@@ -186,7 +169,6 @@ export class HttpClient {
       const { signal } = exchange;
       if (signal?.aborted) return handler.fail(signal.reason);
       if (signal) handler.watch(this.#inFlightUnder(signal));
-      if (!firstRequestAnnounced) announceFirstRequest();
       const { url } = exchange;
       dispatcher.dispatch(
         {
@@ -206,7 +188,7 @@ export class HttpClient {
    * batch sends thousands under one signal, and an EventTarget listener costs more than the rest).
    * The set holds the requests themselves, not an abort closure per request: with a closure pair
    * per request (one to abort, one to forget it), each request's objects lived on into the old
-   * generation, and a batch of 10,000 took two more full garbage collections and ~20% more CPU.
+   * generation, where only full garbage collections free them.
    */
   #inFlightUnder(signal: AbortSignal): Set<ResponseCollector> {
     let inFlight = this.#inFlight.get(signal);

@@ -52,7 +52,7 @@ export function runBin(args: string[], options: RunOptions = {}): Promise<SpawnR
 /** `node <nodeArgs>` with only PATH, HOME, XDG_CACHE_HOME and `options.env` (a value of undefined leaves a variable out). */
 function runNode(nodeArgs: string[], options: RunOptions): Promise<SpawnResult> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-  // The test run's code-cache folder (test/global-setup.ts), not the user's.
+  // The test run's cache folder (test/global-setup.ts), not the user's: esign's compile cache goes there.
   if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
   for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
   const child = spawn(process.execPath, nodeArgs, {
@@ -71,17 +71,12 @@ export function bundleProcessWatch(): Promise<string> {
 
 /** What test/helpers/process-watch.ts reports of a run. */
 export interface ProcessWatch {
-  /** ES modules, and the bundle's files as bin/esign.js loads them (file: URLs). */
+  /** The ES modules the process loaded, the bundle's files among them (file: URLs). */
   modules: string[];
   /** process.moduleLoadList at exit. */
   builtins: string[];
-  announcements: number;
-  /** Each bundle file's code cache: none, rejected or accepted. */
-  distCache: Record<string, string>;
+  /** Whether a V8 flag was set while it ran. */
   flagsChanged: boolean;
-  builtinsAfterAnnouncement: string[] | null;
-  /** Which of process.stdout and process.stderr the process made, in order. */
-  streamsMade: string[];
 }
 
 /**

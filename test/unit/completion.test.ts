@@ -9,7 +9,7 @@ import {
   complete,
   formatCompletion,
   type ValueLookup,
-} from '../../src/commands/completion.js';
+} from '../../src/commands/complete.js';
 import { createTestContext, runCli } from '../helpers/context.js';
 
 const ctx = createTestContext();
