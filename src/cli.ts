@@ -4,7 +4,7 @@
 // module's zod options schema, and only typed, checked options reach `run`.
 import { Argument, Command, Option } from 'commander';
 import type * as z from 'zod/mini';
-import { CI_OUTPUT_MODES } from './ci/github-actions.js';
+import { CI_OUTPUT_MODES } from './ci/output-modes.js';
 import type { CommandModule, CommandTree, CompleteWith } from './command-types.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';

@@ -2,7 +2,7 @@
 // lists) and positional arguments by name; a command's zod schema turns them into typed, checked
 // options. These are the pieces those schemas are built from.
 import * as z from 'zod/mini';
-import { CI_OUTPUT_MODES } from './ci/github-actions.js';
+import { CI_OUTPUT_MODES } from './ci/output-modes.js';
 
 /** The global flags, accepted by every command (commander merges them in). */
 export const globalOptions = {
