@@ -10,7 +10,6 @@ import { appendFileSync } from 'node:fs';
 import type { Env, OutputStream } from '../context.js';
 import { RUNNER_HASH_BRACKET } from '../text/runner-commands.js';
 
-
 /**
  * Whether to speak to GitHub Actions: `--ci-output` over ESIGN_CI; `auto` (the default) follows
  * GITHUB_ACTIONS=true, `github` forces it, `none` turns it off.
