@@ -134,9 +134,12 @@ function sha256(file) {
 }
 
 /**
- * Built with Node's own single-executable configuration. Its code cache and snapshot stay off: both
- * are made by the Node that builds, and a cache or snapshot made on another platform may crash the
- * executable at start-up (Node's documentation), so they could serve one target of the five only.
+ * Built with Node's own single-executable configuration. Its code cache is on for the executable of
+ * the platform that builds (the one Node can make a cache for: one made on another platform may
+ * crash it at start-up, Node's documentation), off for the others: without it the executable
+ * compiles its whole script on every start. The snapshot stays off (it needs the script written for
+ * it). V8's cache is not byte-for-byte the same from one build to the next: that executable, its
+ * archive and SHA256SUMS differ between two builds of one commit (README, "Reproducible").
  */
 function buildExecutable(each, { main }, builder) {
   const output = join(releaseDir, `esign-${version}-${each.name}${each.executableSuffix}`);
@@ -152,7 +155,7 @@ function buildExecutable(each, { main }, builder) {
       output,
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
-      useCodeCache: false,
+      useCodeCache: each.name === host.name,
     }),
   );
   execFileSync(builder, ['--build-sea', config], { cwd: workDir, stdio: ['ignore', 'ignore', 'inherit'] });
