@@ -205,17 +205,23 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         'esign sandbox        # a local API to try everything with no account',
         'esign help environment   # every variable, and which setting wins',
         'esign help exit-codes    # what each exit code means',
+        'esign help accessibility # plain output for screen readers (ACCESSIBLE=1)',
       ]),
     );
   root = program;
 
   program
     .command('help')
-    .description('Show help for a command, or a topic: environment, exit-codes')
+    .description('Show help for a command, or a topic: environment, exit-codes, accessibility')
     .argument('[topic...]', 'A command (e.g. envelope create) or a topic')
     .addHelpText(
       'after',
-      examples(['esign help envelope create', 'esign help environment', 'esign help exit-codes']),
+      examples([
+        'esign help envelope create',
+        'esign help environment',
+        'esign help exit-codes',
+        'esign help accessibility',
+      ]),
     )
     .action(async (topic: string[]) => {
       hooks.onResult(await showHelp(program, topic, ctx));
@@ -315,18 +321,26 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     )
     .action(action(() => import('./commands/init.js')));
 
-  const config = group(program, 'config', 'Read and change per-profile settings (base_url)', [
-    'esign config set base_url https://esign.example.com/api/v1',
-    'esign config get base_url --profile staging',
-    'esign config list --json',
-  ]);
+  const config = group(
+    program,
+    'config',
+    "Read and change a profile's settings (base_url) and your preferences (accessible, token_age_reminder)",
+    [
+      'esign config set base_url https://esign.example.com/api/v1',
+      'esign config get base_url --profile staging',
+      'esign config set accessible true        # plain output for screen readers, for every profile',
+      'esign config set token_age_reminder false   # no reminder to rotate a token stored 90+ days ago',
+      'esign config list --json',
+    ],
+  );
   const configAction = (name: 'get' | 'set' | 'unset' | 'list') =>
     action(() => import('./commands/config.js').then((module) => module[name]));
-  const settingKeys = ['base_url'] as const;
+  const settingKeys = ['base_url', 'accessible', 'token_age_reminder'] as const;
+  const settingKeyHelp = 'Setting name (base_url; or accessible, token_age_reminder: for every profile)';
   config
     .command('get')
     .description('Print a setting (exit 1 when it is not set)')
-    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
+    .addArgument(argument('<key>', settingKeyHelp, settingKeys))
     .addHelpText(
       'after',
       examples([
@@ -337,9 +351,9 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .action(configAction('get'));
   config
     .command('set')
-    .description('Store a setting in the profile')
-    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
-    .argument('<value>', 'New value')
+    .description('Store a setting in the profile (a preference: for every profile)')
+    .addArgument(argument('<key>', settingKeyHelp, settingKeys))
+    .argument('<value>', 'New value (a URL for base_url; true or false for the others)')
     .addHelpText(
       'after',
       examples([
@@ -351,7 +365,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   config
     .command('unset')
     .description('Remove a setting from the profile')
-    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
+    .addArgument(argument('<key>', settingKeyHelp, settingKeys))
     .addHelpText('after', examples(['esign config unset base_url --profile staging']))
     .action(configAction('unset'));
   config

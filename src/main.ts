@@ -4,6 +4,8 @@ import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { errorAnnotation, githubActionsEnabled, inertJsonLine, writeCommands } from './ci/github-actions.js';
 import { buildProgram, describeTree } from './cli.js';
+import { configDir } from './config/paths.js';
+import { storedPreference } from './config/preferences.js';
 import {
   type Context,
   cachedStdin,
@@ -52,7 +54,12 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
       return {
         ...ctx,
         stderr: notes,
-        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env, ctx.platform),
+        terminal: decideTerminal(
+          { stdout: ctx.stdout, stderr: notes },
+          ctx.env,
+          ctx.platform,
+          () => ctx.terminal.accessible,
+        ),
       };
     },
     onResult: (code) => {
@@ -234,7 +241,12 @@ export function createProcessContext(
     secrets,
   );
   const stdout = redactingStream(commandSafeStream(processStdout, { anywhere: false }), secrets);
-  const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
+  const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform, () =>
+    storedPreference(
+      configDir(process.env, process.platform, process.getBuiltinModule('node:os').homedir()),
+      'accessible',
+    ),
+  );
   // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
   const stderr = drawableStream(redactedStderr, terminal);
   return {

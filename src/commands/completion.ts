@@ -153,7 +153,7 @@ function helpWords(root: CommandTree, before: readonly string[]): Completion {
   for (const word of before.slice(before.indexOf('help') + 1)) {
     target = target.subcommands.find((c) => c.name === word) ?? target;
   }
-  const topics = target === root ? ['environment', 'exit-codes'] : [];
+  const topics = target === root ? ['environment', 'exit-codes', 'accessibility'] : [];
   return {
     words: [
       ...target.subcommands

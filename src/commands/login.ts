@@ -90,7 +90,9 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
   if (replaced) ctx.addSecret(replaced);
 
   const c = themeFor(ctx.terminal, 'stderr');
-  const mark = ctx.terminal.stderrIsTTY ? `${c.green(drawable(ctx.terminal, '✓'))} ` : '';
+  // The mark says what the words say: in accessible mode it goes (io/terminal.ts).
+  const check = drawable(ctx.terminal, '✓ ').trim();
+  const mark = ctx.terminal.stderrIsTTY && check ? `${c.green(check)} ` : '';
   ctx.stderr.write(
     `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
   );

@@ -23,6 +23,11 @@ export const Profile = z.looseObject({
 export type Profile = z.infer<typeof Profile>;
 
 export const ConfigFile = z.looseObject({
+  /** The profile `esign profile use` made the default, below --profile, ESIGN_PROFILE and the project file. */
+  default_profile: z.optional(z.string()),
+  /** Preferences of the person, for every profile (src/config/preferences.ts). */
+  accessible: z.optional(z.boolean()),
+  token_age_reminder: z.optional(z.boolean()),
   profiles: z.optional(z.record(z.string(), Profile)),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;

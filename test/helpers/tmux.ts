@@ -49,7 +49,7 @@ export interface Terminal {
 export function openTerminal(
   name: string,
   command: string,
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; columns?: number; rows?: number } = {},
 ): Terminal {
   const session = `${name}-${process.pid}`;
   startServer();
@@ -60,7 +60,8 @@ export function openTerminal(
     .map(([key, value]) => `export ${key}=${shellQuote(value)}; `)
     .join('');
   const cd = options.cwd ? `cd ${shellQuote(options.cwd)} && ` : '';
-  tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '20', `${exports}${cd}${command}; sleep 60`);
+  const size = ['-x', String(options.columns ?? 120), '-y', String(options.rows ?? 20)];
+  tmux('new-session', '-d', '-s', session, ...size, `${exports}${cd}${command}; sleep 60`);
   const screens: string[] = [];
   return {
     screens,

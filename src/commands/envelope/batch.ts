@@ -401,9 +401,14 @@ async function settleDuplicates(job: BatchJob, ctx: Context, plan: Plan): Promis
     return;
   }
   ctx.stderr.write(warning);
-  const { askYesNo, streamsOf } = await import('../../envelope/interactive.js');
+  const { askYesNo, finishQuestions, streamsOf } = await import('../../envelope/interactive.js');
+  const streams = streamsOf(ctx);
   const question = `Send ${count === 1 ? 'the duplicate' : `all ${count} duplicates`} anyway?`;
-  if (await askYesNo(question, streamsOf(ctx))) return;
+  if (await askYesNo(question, streams)) {
+    finishQuestions(streams, { said: `Sending ${count === 1 ? 'it' : 'them'} with the others.` });
+    return;
+  }
+  finishQuestions(streams, { said: 'Nothing was sent.', declined: true });
   throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
     hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
   });
