@@ -229,8 +229,14 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
 
   program
     .command('login')
-    .description('Store an API token (and optionally the base URL) in a profile')
+    .description(
+      'Store an API token, or the command that prints it (and optionally the base URL), in a profile',
+    )
     .option('--with-token', 'Read the token from standard input')
+    .option(
+      '--token-command <command>',
+      'Store a command that prints the token (a password manager, a keychain) instead of the token; it runs when a command needs the token',
+    )
     .addOption(new Option('--token [value]').hideHelp())
     .addHelpText(
       'after',
@@ -238,6 +244,12 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         'esign login --base-url https://esign.example.com/api/v1',
         '# In CI, from a secret:',
         'printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token --profile ci',
+        '# The token from where you keep it; the first line the command prints is the token:',
+        "esign login --token-command 'op read op://Private/esign/token'                 # 1Password",
+        "esign login --token-command 'pass show esign/token'                           # pass",
+        "esign login --token-command 'security find-generic-password -s esign -w'      # macOS keychain",
+        "esign login --token-command 'secret-tool lookup service esign'                # Secret Service (Linux)",
+        'esign login --token-command \'pwsh -NoProfile -Command "Get-Secret -Name esign -AsPlainText"\'   # Windows',
         '',
         '# Tokens are made in the dashboard: Settings → API Tokens → Create New Token.',
         '# A token is never taken as a flag: it would show in ps and in your shell history.',
@@ -375,11 +387,13 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText('after', examples(['esign config list', 'esign config list --json | jq -r .profiles[]']))
     .action(configAction('list'));
 
-  const profile = group(program, 'profile', 'List the stored profiles, or delete one', [
-    'esign profile list',
-    'esign profile delete staging',
-  ]);
-  const profileAction = (name: 'list' | 'remove') =>
+  const profile = group(
+    program,
+    'profile',
+    'List the stored profiles, choose the default one, or delete one',
+    ['esign profile list', 'esign profile use sandbox', 'esign profile delete staging'],
+  );
+  const profileAction = (name: 'list' | 'remove' | 'use') =>
     action(() => import('./commands/profile.js').then((module) => module[name]));
   profile
     .command('list')
@@ -390,6 +404,21 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
       examples(['esign profile list', "esign profile list --json | jq -r '.profiles[].name'"]),
     )
     .action(profileAction('list'));
+  profile
+    .command('use')
+    .description(
+      'Make a stored profile the default (below --profile, ESIGN_PROFILE and the project file); "default" goes back',
+    )
+    .addArgument(argument('<name>', 'The profile to use from now on', 'profile'))
+    .addHelpText(
+      'after',
+      examples([
+        'esign profile use sandbox',
+        'esign status            # Profile  sandbox (the default chosen with `esign profile use`, …)',
+        'esign profile use default',
+      ]),
+    )
+    .action(profileAction('use'));
   profile
     .command('delete')
     .description('Delete a stored profile with its base URL and token')

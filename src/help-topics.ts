@@ -6,11 +6,22 @@ const ENVIRONMENT = `Environment variables
 Where a setting comes from, highest first:
   command-line flag > environment variable > project file (.esign.json) > stored profile > default
 
+The profile: --profile > ESIGN_PROFILE > the project file's "profile" > the default chosen with
+  \`esign profile use\` > "default".
+The token (never a flag): ESIGN_TOKEN > ESIGN_TOKEN_COMMAND > the profile's token command or its
+  stored token (\`esign login\` keeps one or the other). \`esign status\` says which is used,
+  without running a command.
+
   ESIGN_PROFILE      Profile to use (flag --profile; default "default").
   ESIGN_BASE_URL     API base URL, including /api/v1 (flag --base-url; or stored with
                      \`esign login --base-url\` / \`esign config set base_url\`).
   ESIGN_TOKEN        API token. Wins over the token stored by \`esign login\`. There is no flag:
                      secrets never go on the command line.
+  ESIGN_TOKEN_COMMAND
+                     A command that prints the token (a password manager, a keychain), run through
+                     the shell when a command needs the token, and once more after a 401; the
+                     first line of its output is the token, never stored or shown. Bounded by the
+                     request timeout. Stored per profile with \`esign login --token-command\`.
   ESIGN_TIMEOUT      Seconds a request may take, all of it (flag --timeout; default 30).
   ESIGN_CONFIG_DIR   Folder of config.json (default: $XDG_CONFIG_HOME/esign, ~/.config/esign,
                      or the platform's config folder).

@@ -107,6 +107,9 @@ function notFoundHint(apiMessage: string | undefined, context: ResponseContext):
 }
 
 function unauthenticatedHint(context: ResponseContext): string {
+  if (context.tokenSource?.startsWith('command ')) {
+    return 'The token comes from a token command, which was run once more after the 401: the API refused what it printed. Run the command yourself to check what it prints (`esign status` names it), or store another one with `esign login --token-command`.';
+  }
   if (context.tokenSource === 'env ESIGN_TOKEN') {
     return 'The token comes from ESIGN_TOKEN, so `esign login` would change nothing: set ESIGN_TOKEN to a valid token (in CI, update the secret), or unset it to use the stored one.';
   }

@@ -4,8 +4,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { loadSettings } from '../config/connect.js';
-import { requireBaseUrl, requireToken } from '../config/settings.js';
+import { loadSettings, obtainToken } from '../config/connect.js';
+import { requireBaseUrl } from '../config/settings.js';
 import type { Context } from '../context.js';
 import {
   ApiRejectedError,
@@ -33,9 +33,10 @@ export async function run(flags: InitOptions, ctx: Context): Promise<number> {
       hint: 'Add --force to replace it, or change one template with `esign templates set <name> <id>`.',
     });
   }
+  const baseUrl = requireBaseUrl(settings);
   const listing = await fetchSandboxTemplates(
-    requireBaseUrl(settings),
-    requireToken(settings),
+    baseUrl,
+    await obtainToken(settings, ctx),
     settings.timeoutMs.value,
     ctx,
   );

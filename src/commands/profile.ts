@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
-import { maskToken } from '../config/settings.js';
+import { DEFAULT_PROFILE, maskToken } from '../config/settings.js';
 import {
   deleteProfile,
   getProfile,
@@ -16,6 +16,7 @@ import {
 import { ExitCode, UsageError } from '../errors.js';
 import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
 import { didYouMean } from '../text/suggest.js';
+import { escapeControl } from '../text/terminal-text.js';
 
 /** `esign profile list`: every stored profile, its base URL and token (masked); the active one marked. */
 export const list: CommandModule<GlobalOptions> = {
@@ -32,6 +33,7 @@ export const list: CommandModule<GlobalOptions> = {
         active: name === active,
         base_url: entry.base_url ?? null,
         token: entry.token ? maskToken(entry.token) : null,
+        token_command: entry.token_command ?? null,
       };
     });
     if (options.json) {
@@ -44,7 +46,11 @@ export const list: CommandModule<GlobalOptions> = {
     }
     const width = Math.max(...profiles.map((profile) => profile.name.length));
     for (const profile of profiles) {
-      const token = profile.token ? `token ${profile.token}` : 'no token';
+      const token = profile.token
+        ? `token ${profile.token}`
+        : profile.token_command
+          ? `token command ${escapeControl(profile.token_command)}`
+          : 'no token';
       ctx.stdout.write(
         `${profile.active ? '*' : ' '} ${profile.name.padEnd(width)}  ${profile.base_url ?? '(no base URL)'}  ${token}\n`,
       );
@@ -68,6 +74,8 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
     await updateConfigFile(dir, (config) => {
       token = getProfile(config, options.name)?.token;
       deleted = deleteProfile(config, options.name);
+      // The default `esign profile use` chose goes with it.
+      if (deleted && config.default_profile === options.name) delete config.default_profile;
     });
     // Another esign may have deleted it between the read and the lock.
     if (!deleted) throw noSuchProfile(options.name, known, path);
@@ -78,6 +86,44 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
         'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n',
       );
     }
+    return ExitCode.ok;
+  },
+};
+
+const UseOptions = z.object({ ...globalOptions, name: z.string() });
+
+/**
+ * `esign profile use <name>`: the stored profile commands use when neither --profile, ESIGN_PROFILE
+ * nor the project file names one (`default_profile` in the config file). `default` goes back to
+ * the profile named default.
+ */
+export const use: CommandModule<z.infer<typeof UseOptions>> = {
+  options: UseOptions,
+  async run(options, ctx) {
+    const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+    const path = configFilePath(dir);
+    const known = profileNames(readConfigFile(dir));
+    const back = options.name === DEFAULT_PROFILE;
+    if (!back && !known.includes(options.name)) {
+      throw new UsageError(
+        `Profile '${options.name}' does not exist; the default is unchanged.${didYouMean(options.name, known)}`,
+        {
+          hint:
+            known.length === 0
+              ? `No profiles are stored in ${path}; \`esign login --profile ${options.name}\` creates one.`
+              : `Profiles in ${path}: ${[...known].sort().join(', ')}.`,
+        },
+      );
+    }
+    await updateConfigFile(dir, (config) => {
+      if (back) delete config.default_profile;
+      else config.default_profile = options.name;
+    });
+    ctx.stderr.write(
+      `Commands now use profile '${options.name}' unless --profile, ESIGN_PROFILE or a project file's "profile" names another${back ? '' : ` (\`esign profile use ${DEFAULT_PROFILE}\` goes back)`}.\n`,
+    );
+    const over = ctx.env.ESIGN_PROFILE ? `ESIGN_PROFILE (${ctx.env.ESIGN_PROFILE})` : undefined;
+    if (over) ctx.stderr.write(`note: ${over} is set in this environment and wins over it.\n`);
     return ExitCode.ok;
   },
 };

@@ -19,6 +19,10 @@ import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
 export const Profile = z.looseObject({
   base_url: z.optional(z.string()),
   token: z.optional(z.string()),
+  /** When `esign login` stored the token (ISO 8601), for its age in `status` and the reminder to rotate it. */
+  token_stored_at: z.optional(z.string()),
+  /** A command that prints the token (`esign login --token-command`), run when a command needs it; never with `token`. */
+  token_command: z.optional(z.string()),
 });
 export type Profile = z.infer<typeof Profile>;
 

@@ -44,7 +44,7 @@ describe('completion', () => {
     expect(values(offer('status', '--profile', 's'))).toEqual(['sandbox']);
     expect(values(offer('envelope', 'batch', 'x', '--format', ''))).toEqual(['jsonl', 'csv']);
     expect(values(offer('completion', ''))).toEqual(['bash', 'zsh', 'fish']);
-    expect(values(offer('config', 'get', ''))).toEqual(['base_url']);
+    expect(values(offer('config', 'get', ''))).toEqual(['base_url', 'accessible', 'token_age_reminder']);
     expect(offer('envelope', 'create', '--data', '').files).toBe(true);
     expect(offer('envelope', 'batch', '').files).toBe(true);
     expect(offer('envelope', 'batch', 'x.csv', '--output', 'r').files).toBe(true);

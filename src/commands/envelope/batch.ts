@@ -426,9 +426,14 @@ interface Sent {
  */
 async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
   const { concurrency, output } = job;
-  const client = await connect(job.settings, ctx, { verbose: job.verbose, connections: concurrency });
-  const token = job.settings.token.value;
-  const secrets = new Set(token ? [token] : []);
+  const client = await connect(job.settings, ctx, {
+    verbose: job.verbose,
+    connections: concurrency,
+    remindTokenAge: !job.json,
+  });
+  // Every token the client sends (a token command may give another after a 401): results are
+  // redacted of each.
+  const secrets = client.tokens;
   const results = output
     ? DurableAppender.open<ResultLine>(output.path, {
         syncEveryMs: RESULTS_SYNC_EVERY_MS,

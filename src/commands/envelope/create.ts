@@ -85,7 +85,10 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   }
   if (walkThrough) await confirmRequest(request, flags, ctx);
 
-  const client = await connect(settings, ctx, { verbose: flags.verbose });
+  const client = await connect(settings, ctx, {
+    verbose: flags.verbose,
+    remindTokenAge: !flags.json && !flags.quiet,
+  });
   const { createEnvelope } = await import('../../envelope/send.js');
   // -q and --json draw nothing on the way: neither the spinner nor chalk is loaded for them.
   const spinner =
