@@ -33,6 +33,11 @@ export interface OutputStream {
    * Write them through `writeCommands` (src/ci/github-actions.ts), which falls back to `write`.
    */
   command?(lines: string): unknown;
+  /**
+   * Where a drawing for the person goes (a QR code): this stream, unless what is written to it is
+   * held back (stderr under --json holds notes for the error object), then the stream behind it.
+   */
+  drawing?(): OutputStream;
 }
 
 type NodeOutput = OutputStream & {

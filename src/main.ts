@@ -116,6 +116,10 @@ class HeldNotes implements OutputStream {
   #text = '';
   readonly isTTY = false;
   constructor(readonly target: OutputStream) {}
+  /** A drawing for the person (`--json --qr`) is no note: it goes to stderr itself. */
+  drawing(): OutputStream {
+    return this.target;
+  }
   /** Workflow commands (`::add-mask::`) are for the CI runner, not notes: they go out at once. */
   command(lines: string): unknown {
     return this.target.command ? this.target.command(lines) : this.target.write(lines);

@@ -118,15 +118,14 @@ async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): 
   const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
   // The URL is a bearer link: its mask reaches the runner before any line that holds it.
   if (actions) maskValues(ctx.stderr, [envelope.signing_url]);
-  if (flags.json) ctx.stdout.write(`${JSON.stringify(envelope)}\n`);
-  else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
-  else ctx.stdout.write((await import('./envelope-view.js')).renderEnvelope(envelope, ctx));
+  ctx.stdout.write(await shownEnvelope(envelope, flags, ctx));
   let outputsFailed: OutputFailedError | undefined;
   try {
     if (actions) writeStepOutputs(envelope, ctx);
   } catch (error) {
     outputsFailed = error as OutputFailedError;
   }
+  // Courtesies for the person in front of the screen: each problem is a warning (show-link.ts).
   if (flags.qr || flags.open) {
     const { showLink } = await import('../../envelope/show-link.js');
     await showLink(envelope.signing_url, { qr: flags.qr, open: flags.open, actions }, ctx);
@@ -143,6 +142,26 @@ async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): 
     });
   }
   if (outputsFailed) throw outputsFailed;
+}
+
+/**
+ * The envelope as stdout shows it: one JSON object, the URL alone, or the view for a person. The
+ * view is drawn after the envelope exists: were drawing it to fail, the same facts go out plain.
+ */
+async function shownEnvelope(envelope: Envelope, flags: CreateOptions, ctx: Context): Promise<string> {
+  if (flags.json) return `${JSON.stringify(envelope)}\n`;
+  if (flags.quiet) return `${envelope.signing_url}\n`;
+  try {
+    return (await import('./envelope-view.js')).renderEnvelope(envelope, ctx);
+  } catch {
+    const rows = [
+      ['Envelope ID', envelope.envelope_id],
+      ['Status', envelope.status],
+      ['Signing URL', envelope.signing_url],
+      ['Expires', envelope.expires_at],
+    ];
+    return `Envelope created\n${rows.map(([label, value]) => `  ${label?.padEnd(13)}${value}\n`).join('')}`;
+  }
 }
 
 /**
