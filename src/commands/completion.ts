@@ -60,13 +60,28 @@ function findOption(node: CommandTree, root: CommandTree, flag: string): TreeOpt
   );
 }
 
+/**
+ * A word a shell may put on the command line as it is: letters, digits and `_ . -`, starting with a
+ * letter, a digit or `_` (a field's `name=` may end with `=`). bash inserts what completion offers
+ * unquoted, and a field or profile name from a file (`$(id)`, `` `id` ``, `a;id`) would run when
+ * Enter is pressed; such a name is left out (typed by hand, quoted, it works as ever).
+ */
+const PLAIN_WORD = /^[\p{L}\p{N}_][\p{L}\p{N}_.-]*=?$/u;
+
+/** Whether completion may offer `value` (the command tree's own words, and values read from files). */
+export function offerable(value: string): boolean {
+  return PLAIN_WORD.test(value);
+}
+
 function valuesFor(
   complete: CompleteWith | undefined,
   lookup: ValueLookup,
   line: CompletionLine,
 ): Completion {
   if (complete === 'file') return { words: [], files: true };
-  if (typeof complete === 'string') return { words: [...lookup(complete, line)], files: false };
+  if (typeof complete === 'string') {
+    return { words: lookup(complete, line).filter((word) => offerable(word.value)), files: false };
+  }
   return { words: (complete ?? []).map((value) => ({ value })), files: false };
 }
 
@@ -261,25 +276,24 @@ complete -F _esign esign
 const ZSH = `#compdef esign
 # zsh completion for esign
 _esign() {
-  local out directive line value description
-  local -a values descriptions open_values open_descriptions
+  local out directive line value
+  local -a described open_described
   out=$(esign __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
   for line in "\${(@f)out}"; do
     case "$line" in
       :*) directive="\${line#:}" ;;
       "") ;;
-      *) value="\${line%%$'\\t'*}" description=$line
-         [[ $line == *$'\\t'* ]] && description="$value  -- \${line#*$'\\t'}"
-         if [[ $value == *= ]]; then
-           open_values+=("$value") open_descriptions+=("$description")
-         else
-           values+=("$value") descriptions+=("$description")
-         fi ;;
+      *) value="\${line%%$'\\t'*}"
+         # _describe reads "value:description": a colon in the value is escaped
+         line="\${value//:/\\\\:}\${line#"$value"}"
+         line="\${line/$'\\t'/:}"
+         if [[ $value == *= ]]; then open_described+=("$line"); else described+=("$line"); fi ;;
     esac
   done
-  (( \${#values} )) && compadd -l -d descriptions -- "\${values[@]}"
+  # _describe lines up the descriptions in a column, as zsh does for its own commands
+  (( \${#described} )) && _describe -t values esign described
   # company= (for --set) is followed by its value: no space after it
-  (( \${#open_values} )) && compadd -S '' -l -d open_descriptions -- "\${open_values[@]}"
+  (( \${#open_described} )) && _describe -t fields field open_described -S ''
   if [[ $directive == files ]]; then
     # --data=<Tab>: the files go after the first =
     [[ $PREFIX == --*=* ]] && compset -P 1 '*='

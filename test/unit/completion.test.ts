@@ -176,4 +176,23 @@ describe('completion', () => {
     ).toBe('set\tStore a setting\n:none\n');
     expect(formatCompletion({ words: [], files: true })).toBe(':files\n');
   });
+
+  it('offers only plain words from files: a profile or field name a shell would run is left out', () => {
+    const hostile: ValueLookup = () => [
+      { value: '$(id)=' },
+      { value: '`id`=' },
+      { value: 'a;id=' },
+      { value: 'start date=' },
+      { value: '-rf=' },
+      { value: 'start_date=' },
+      { value: 'prénom=' },
+      { value: 'v1.2-x' },
+    ];
+    expect(values(complete(tree, ['envelope', 'create', '--set', ''], hostile))).toEqual([
+      'start_date=',
+      'prénom=',
+      'v1.2-x',
+    ]);
+    expect(values(complete(tree, ['--profile', ''], hostile))).toEqual(['start_date=', 'prénom=', 'v1.2-x']);
+  });
 });
