@@ -72,13 +72,14 @@ const STREAMS_STDERR = new Set(['sandbox']);
 const CONNECTION_FLAGS = ['--profile', '--base-url', '--timeout'];
 const UNCONNECTED = new Set(['sandbox', 'completion']);
 
-/** "--expires-in-days" for the option key "expiresInDays", "<file>" for a positional argument. */
+/** "--expires-in-days" for the option key "expiresInDays", "file" for a positional argument. */
 function flagName(command: Command, key: string): string {
   for (let at: Command | null = command; at; at = at.parent) {
     const found = at.options.find((o) => o.attributeName() === key);
     if (found) return found.long ?? found.short ?? key;
   }
-  return command.registeredArguments.some((a) => a.name() === key) ? `<${key}>` : `--${key}`;
+  // A positional argument by its name, as a word of the sentence ("shell must be one of …").
+  return command.registeredArguments.some((a) => a.name() === key) ? key : `--${key}`;
 }
 
 function describeValue(value: unknown): string {

@@ -36,7 +36,7 @@ type SetOptions = z.infer<typeof options>;
 
 export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   const badName = templateNameProblem(flags.name);
-  if (badName) throw new UsageError(`<name> '${flags.name}' ${badName}.`);
+  if (badName) throw new UsageError(`'${escapeControl(flags.name)}' ${badName}.`);
   // A name no profile can have would be written under profiles and never read.
   if (flags.inProfile !== undefined && !isProfileName(flags.inProfile)) {
     throw new UsageError(`--in-profile: '${escapeControl(flags.inProfile)}' is not a valid profile name.`, {
@@ -98,7 +98,7 @@ function idOf(flags: SetOptions, previous: TemplateEntry | undefined): string {
   if (flags.id !== undefined) {
     if (!ULID_PATTERN.test(flags.id)) {
       throw new UsageError(
-        `<id> '${flags.id}' is not a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E).`,
+        `'${escapeControl(flags.id)}' is not a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E).`,
       );
     }
     return flags.id.toUpperCase();
