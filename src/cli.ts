@@ -538,6 +538,10 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
       '--no-input',
       'Never ask: warn about duplicates and send them, as off a terminal (or ESIGN_NO_INPUT=1)',
     )
+    .option(
+      '--summary-emails',
+      "GitHub Actions: name each failed record's signatory email in the job summary (left out by default: summaries of public repositories are public)",
+    )
     .addHelpText(
       'after',
       examples([

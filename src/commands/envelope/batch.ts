@@ -92,6 +92,7 @@ export const options = z.object({
   keepGoing: z.optional(z.boolean()),
   yes: z.optional(z.boolean()),
   input: z.optional(z.boolean()),
+  summaryEmails: z.optional(z.boolean()),
 });
 type BatchFlags = z.infer<typeof options>;
 
@@ -129,6 +130,8 @@ interface BatchJob {
   keepGoing: boolean;
   /** In GitHub Actions: outputs, a summary and annotations for the runner. */
   actions: boolean;
+  /** The job summary names each failed record's signatory email (--summary-emails). */
+  summaryEmails: boolean;
   json: boolean;
   verbose: boolean;
   /** The command that runs this batch again (resume, retry unknown), as the user can paste it. */
@@ -192,6 +195,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
     maxRateWaitMs: flags.maxRateWait,
     keepGoing: flags.keepGoing === true,
     actions: githubActionsEnabled(flags.ciOutput, ctx.env),
+    summaryEmails: flags.summaryEmails === true,
     json: flags.json === true,
     verbose: flags.verbose === true,
     next: asSent(flags, settings, { concurrency, rate }),
@@ -554,7 +558,7 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
       isRunError,
     ),
   );
-  if (job.actions) publishForActions(report, run, ctx, isRunError);
+  if (job.actions) publishForActions(report, run, ctx, { isRunError, emails: job.summaryEmails });
 
   if (outputError) throw outputFailed(job, { error: outputError, unwritten: run.unwritten, secrets }, ctx);
   if (run.stoppedBy) {
@@ -614,7 +618,7 @@ function publishForActions(
   report: BatchReport,
   run: RunReport,
   ctx: Context,
-  isRunError: (group: FailureGroup) => boolean,
+  { isRunError, emails }: { isRunError: (group: FailureGroup) => boolean; emails: boolean },
 ): void {
   // One annotation per error (the run's own error, a 401, is annotated where it is reported),
   // redacted before it is escaped, and written as esign's own workflow commands.
@@ -625,7 +629,7 @@ function publishForActions(
     batchAnnotations(shown, (group) => isRunError(original(group))),
   );
   try {
-    publishBatchReport(report, ctx.env, ctx.redact);
+    publishBatchReport(report, ctx.env, ctx.redact, { emails });
   } catch (error) {
     const clean =
       !run.outputError && !run.stoppedBy && !run.interrupted && report.failed + report.unknown === 0;
