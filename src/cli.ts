@@ -577,7 +577,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--fail-rate <0..1>', 'Share of create requests answered 503 with Retry-After')
     .option(
       '--rate-limit <n[/window]>',
-      'Create requests allowed per token and window (50, 50/s, 100/min, 50/5s) before 429 with Retry-After',
+      'Create requests allowed per token and window (50, 50/s, 100/min, 50/5s, 0.5/s) before 429 with Retry-After',
     )
     .addOption(
       option('--rate-limit-headers <style>', 'Rate-limit headers on API answers', [
