@@ -17,6 +17,7 @@ import {
   type TemplateNames,
 } from '../project/templates.js';
 import {
+  checkExpiryLimit,
   normalizeRequest,
   type Problems,
   parseExpiresInDays,
@@ -34,6 +35,8 @@ export interface BatchDefaults {
   templates?: TemplateNames | undefined;
   /** The flag each key of merge_data came from ("--set" or "--data"), for messages. */
   merge_data_from?: ReadonlyMap<string, string> | undefined;
+  /** The longest expiry the API is known to take (the sandbox's), checked on every record. */
+  max_expires_in_days?: number | undefined;
 }
 
 export type InputFormat = 'jsonl' | 'csv';
@@ -128,6 +131,12 @@ export function buildBatchRequest(
     );
   } else if (template === 'unresolved') reported.push('template_id');
   const request = validateRequest(body, problems, NAMES[format], reported);
+  checkExpiryLimit(
+    request?.expires_in_days,
+    defaults.max_expires_in_days,
+    NAMES[format].expires_in_days ?? 'expires_in_days',
+    problems,
+  );
   const misfit =
     template !== 'unresolved' &&
     checkFields({ record, merged, template, defaults, format }, fieldReport, problems);

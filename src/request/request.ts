@@ -1,7 +1,7 @@
 // Building a create-envelope request from flags, data files and records: merge data as strings,
 // every problem collected (not just the first), each naming where it came from.
 import { resolve } from 'node:path';
-import { CreateEnvelopeRequest, hotParser } from '../api/schemas.js';
+import { CreateEnvelopeRequest, hotParser, MAX_EXPIRES_IN_DAYS } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
@@ -11,6 +11,7 @@ import { checkMergeData, describeFieldCheck, hasFieldProblems } from '../project
 import type { ResolvedTemplate } from '../project/templates.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
+import { isLoopbackHost } from '../transport/loopback.js';
 
 /** Collected input problems, each naming its source. */
 export type Problems = Problem[];
@@ -183,6 +184,38 @@ export function parseExpiresInDays(
     return undefined;
   }
   return Number(raw);
+}
+
+/**
+ * The longest expiry a server is known to take: esign sandbox's 365 days, where the base URL is
+ * loopback (where the sandbox listens). The real API does not publish its bound: none is assumed.
+ */
+export function knownExpiryLimit(baseUrl: string | undefined): number | undefined {
+  if (!baseUrl) return undefined;
+  try {
+    return isLoopbackHost(new URL(baseUrl).hostname) ? MAX_EXPIRES_IN_DAYS : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An expiry over the known bound (`limit`): a problem told before anything is sent, with what to give. */
+export function checkExpiryLimit(
+  days: number | undefined,
+  limit: number | undefined,
+  where: string,
+  problems: Problems,
+): void {
+  if (days === undefined || limit === undefined || days <= limit) return;
+  problems.push(
+    usageProblem(
+      where,
+      `${days} days is more than the sandbox takes (at most ${limit}); it would refuse the request.`,
+      {
+        hint: `The base URL is a loopback address, where \`esign sandbox\` listens, and it allows 1 to ${limit} days: give ${limit} or less (the API's default is 30).`,
+      },
+    ),
+  );
 }
 
 /** The request's fields as `envelope create` names them: its flags. */

@@ -44,6 +44,8 @@ import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '..
 import { problemSentence } from '../../problems.js';
 import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../../project/templates.js';
 import {
+  checkExpiryLimit,
+  knownExpiryLimit,
   type Problems,
   parseExpiresInDays,
   parseSetFlags,
@@ -270,9 +272,17 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
   const problems: Problems = [];
   const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
   const fromSet = parseSetFlags(flags.set, problems);
-  const expires =
-    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
-    settings.project?.content.defaults?.expires_in_days;
+  const expiryFlag = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const expires = expiryFlag ?? settings.project?.content.defaults?.expires_in_days;
+  // Over the sandbox's bound where the base URL is the sandbox's: the default is told once here,
+  // each record's own value with its line.
+  const maxExpires = knownExpiryLimit(settings.baseUrl.value);
+  checkExpiryLimit(
+    expires,
+    maxExpires,
+    expiryFlag === undefined ? `defaults.expires_in_days of ${settings.project?.path}` : '--expires-in-days',
+    problems,
+  );
   const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
   let template: ResolvedTemplate | undefined;
   if (flags.template !== undefined) {
@@ -284,6 +294,7 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
   if (only) {
     throw new UsageError(problems.length === 1 ? problemSentence(only) : 'The default flags have problems:', {
       details: problems.length === 1 ? [] : problems.map(problemSentence),
+      ...(problems.length === 1 && only.hint ? { hint: only.hint } : {}),
     });
   }
   const from = new Map<string, string>();
@@ -295,6 +306,7 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
     merge_data: { ...fromFiles, ...fromSet },
     expires_in_days: expires,
     templates,
+    max_expires_in_days: maxExpires,
   };
 }
 
