@@ -22,7 +22,18 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const files = builtInVersion === undefined ? distFolder() : executableAssets();
   const loader = distLoader(files, codeCacheDir(process.env, files.dir));
   useBaselineWasmCompilerForRequests(loader.beforeFlagChange);
-  loader.load('main.js').main();
+  let entry;
+  try {
+    entry = loader.load('main.js');
+  } catch (error) {
+    // A checkout where `npm run build` has not run yet has no dist/: say so, not a stack trace.
+    if (error?.code !== 'ENOENT' || builtInVersion !== undefined) throw error;
+    process.stderr.write(
+      `error: esign is not built: ${files.dir} has no main.js.\nhint: run \`npm run build\` in ${require('node:path').dirname(files.dir)} (npm test and npm run demo build it too).\n`,
+    );
+    process.exit(1);
+  }
+  entry.main();
 }
 
 function packageVersion() {

@@ -14,6 +14,38 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 
 const server = useScriptedServer({ resetAfterEach: false });
 
+describe('a fresh checkout after `npm ci && npm run demo`', () => {
+  it('the README says how to type `esign` before it first does, and `npx esign` runs the checkout', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const told = readme.indexOf('`npx esign …`');
+    expect(told).toBeGreaterThan(0);
+    expect(readme.indexOf('`npm install -g .`')).toBeGreaterThan(0);
+    // …before the first command typed as `esign` (the one under the README's first lines).
+    expect(told).toBeLessThan(readme.indexOf('\nesign login'));
+    const version = execFileSync('npx', ['--no-install', 'esign', '--version'], {
+      cwd: new URL('../..', import.meta.url),
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    });
+    expect(version).toBe(`${pkg.version}\n`);
+  });
+});
+
+describe('a checkout without dist/', () => {
+  it('says to run `npm run build`, not a stack trace', async () => {
+    const { cpSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const checkout = mkdtempSync(join(tmpdir(), 'esign-unbuilt-'));
+    cpSync(new URL('../../bin', import.meta.url), join(checkout, 'bin'), { recursive: true });
+    cpSync(new URL('../../package.json', import.meta.url), join(checkout, 'package.json'));
+    const result = await runBin(['envelope', 'create', '--help'], { bin: join(checkout, 'bin', 'esign.js') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: esign is not built: ${join(checkout, 'dist')} has no main.js.\nhint: run \`npm run build\` in ${checkout} (npm test and npm run demo build it too).\n`,
+    );
+  });
+});
+
 describe('the built binary', () => {
   it('--version prints the package version; --help lists the commands', async () => {
     const version = await runBin(['--version']);
