@@ -2,14 +2,14 @@
 // `esign --help` loads commander and nothing else. One step serves every command: commander's result
 // (flags merged with the global ones, positional arguments by their declared names) goes through the
 // module's zod options schema, and only typed, checked options reach `run`.
-import { Argument, Command, Option } from 'commander';
+import { Argument, Command, Help, Option } from 'commander';
 import type * as z from 'zod/mini';
 import { CI_OUTPUT_MODES } from './ci/github-actions.js';
 import type { CommandModule, CommandTree, CompleteWith } from './command-types.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { describeIssue } from './text/issues.js';
-import { unknownOptionError } from './unknown-option.js';
+import { unknownCommandError, unknownOptionError } from './unknown-option.js';
 
 /** What the entry point learns while a command line is parsed and run. */
 export interface ProgramHooks {
@@ -58,6 +58,11 @@ class EsignCommand extends Command {
   unknownOption(flag: string): never {
     throw unknownOptionError(this, flag);
   }
+
+  /** Commander's hook for a subcommand that does not exist: said as every level says it. */
+  unknownCommand(): never {
+    throw unknownCommandError(this, String(this.args[0] ?? ''));
+  }
 }
 
 /** The module a command runs (undefined for `help` and the groups), for the help-matches-schema test. */
@@ -68,9 +73,37 @@ export function loadCommandModule(command: Command): Promise<CommandModule<never
 /** Commands whose stderr is a live log (the sandbox): under --json it is not held back for the error object. */
 const STREAMS_STDERR = new Set(['sandbox']);
 
-/** Commands that read no profile and call no API: the connection's global flags mean nothing to them. */
-const CONNECTION_FLAGS = ['--profile', '--base-url', '--timeout'];
-const UNCONNECTED = new Set(['sandbox', 'completion']);
+/**
+ * The global flags that mean nothing to a command (by its path below `esign`): its help does not
+ * list them, and completion does not offer them. Every other command takes them all. (--verbose
+ * and --ci-output mean something to every command: a failure's trace and its annotation.)
+ */
+const UNUSED_GLOBALS: Readonly<Record<string, readonly string[]>> = {
+  // No profile, no API.
+  sandbox: ['--profile', '--base-url', '--timeout'],
+  completion: ['--profile', '--base-url', '--timeout'],
+  help: ['--profile', '--base-url', '--timeout'],
+  // A stored profile's settings: nothing is sent.
+  logout: ['--base-url', '--timeout'],
+  login: ['--timeout'],
+  'config get': ['--base-url', '--timeout'],
+  'config set': ['--base-url', '--timeout'],
+  'config unset': ['--base-url', '--timeout'],
+  'config list': ['--base-url', '--timeout'],
+  'profile list': ['--base-url', '--timeout'],
+  'profile use': ['--base-url', '--timeout'],
+  'profile delete': ['--base-url', '--timeout'],
+  // The project file alone.
+  templates: ['--timeout'],
+  'templates set': ['--timeout'],
+};
+
+/** The global flags that mean nothing to `command`. */
+function unusedGlobals(command: Command): readonly string[] {
+  const path: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) path.unshift(at.name());
+  return UNUSED_GLOBALS[path.join(' ')] ?? [];
+}
 
 /** "--expires-in-days" for the option key "expiresInDays", "file" for a positional argument. */
 function flagName(command: Command, key: string): string {
@@ -128,7 +161,7 @@ export function describeTree(command: Command): CommandTree {
       name: a.name(),
       ...(completions.has(a) ? { complete: completions.get(a) as CompleteWith } : {}),
     })),
-    unusedGlobals: UNCONNECTED.has(command.name()) ? CONNECTION_FLAGS : [],
+    unusedGlobals: [...unusedGlobals(command)],
     subcommands: command.commands.filter((c) => !hidden(c)).map(describeTree),
   };
 }
@@ -146,14 +179,7 @@ function group(parent: Command, name: string, description: string, lines: string
         command.outputHelp();
         return;
       }
-      const { didYouMean } = await import('./text/suggest.js');
-      const names = command.commands.flatMap((c) => [c.name(), ...c.aliases()]);
-      throw new UsageError(
-        `Unknown command '${typed}' for '${commandPath(command)}'.${didYouMean(typed, names)}`,
-        {
-          hint: `Commands: ${command.commands.map((c) => c.name()).join(', ')}. See \`${commandPath(command)} --help\`.`,
-        },
-      );
+      throw unknownCommandError(command, typed);
     });
 }
 
@@ -189,7 +215,19 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         [...CI_OUTPUT_MODES],
       ),
     )
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      showGlobalOptions: true,
+      // Only the global flags that mean something to the command (UNUSED_GLOBALS).
+      visibleGlobalOptions(this: Help, command: Command) {
+        const unused = unusedGlobals(command);
+        return (
+          Help.prototype.visibleGlobalOptions
+            .call(this, command)
+            // --version is read only at the top (`esign --version`).
+            .filter((o) => !unused.includes(o.long ?? '') && o.long !== '--version')
+        );
+      },
+    })
     .showSuggestionAfterError(true)
     .helpCommand(false)
     .exitOverride()

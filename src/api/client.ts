@@ -17,6 +17,8 @@ export interface ApiClientOptions {
   connections?: number;
   /** Where the token came from (a SettingSource such as 'env ESIGN_TOKEN'), for the 401 hint. */
   tokenSource?: string;
+  /** Where the template id came from, for the 403 and 404 hints (src/api/outcome.ts). */
+  templateFrom?: string;
   now?: () => Date;
   /** Receives `--verbose` trace lines (never the token). */
   trace?: (line: string) => void;
@@ -45,7 +47,11 @@ export class ApiClient {
     this.tokens.add(options.token);
     this.#trace = options.trace;
     this.#now = options.now ?? (() => new Date());
-    this.#context = { baseUrl: options.baseUrl, tokenSource: options.tokenSource };
+    this.#context = {
+      baseUrl: options.baseUrl,
+      tokenSource: options.tokenSource,
+      ...(options.templateFrom === undefined ? {} : { templateFrom: options.templateFrom }),
+    };
   }
 
   /**

@@ -48,6 +48,11 @@ export interface ResponseContext {
   baseUrl?: string;
   /** A SettingSource: 'env ESIGN_TOKEN', 'profile <name>', … */
   tokenSource?: string;
+  /**
+   * Where the template id came from, as the hints name it: `--template` (the default), or a batch's
+   * "the records' template_id" when the records give it.
+   */
+  templateFrom?: string;
 }
 
 function parseErrorBody(text: string): ApiErrorBody | undefined {
@@ -99,7 +104,7 @@ function namedBaseUrl(message: string | undefined): string | undefined {
 
 function notFoundHint(apiMessage: string | undefined, context: ResponseContext): string {
   if (apiMessage && /template/i.test(apiMessage)) {
-    return 'Check --template: no template with that id is visible to your token.';
+    return `Check ${context.templateFrom ?? '--template'}: no template with that id is visible to your token.`;
   }
   const base = context.baseUrl ? `The base URL is ${context.baseUrl}; ` : 'Check the base URL: ';
   const named = namedBaseUrl(apiMessage);
@@ -217,7 +222,7 @@ function clientError(response: HttpResponse, context: ResponseContext): CliError
     return new ForbiddenError(message('Forbidden'), {
       status,
       requestId,
-      hint: "The template belongs to another organisation than your token's. Check --template, or log in with that organisation's token.",
+      hint: `The template belongs to another organisation than your token's. Check ${context.templateFrom ?? '--template'}, or log in with that organisation's token.`,
     });
   }
   const hint =

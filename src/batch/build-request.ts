@@ -18,6 +18,7 @@ import {
 } from '../project/templates.js';
 import {
   checkExpiryLimit,
+  fieldsTold,
   normalizeRequest,
   type Problems,
   parseExpiresInDays,
@@ -139,7 +140,11 @@ export function buildBatchRequest(
   );
   const misfit =
     template !== 'unresolved' &&
-    checkFields({ record, merged, template, defaults, format }, fieldReport, problems);
+    checkFields(
+      { record, merged, template, defaults, format, told: fieldsTold(problems.slice(before)) },
+      fieldReport,
+      problems,
+    );
   if (problems.length > before || !request || misfit) return undefined;
   return normalizeRequest(request);
 }
@@ -160,6 +165,8 @@ function checkFields(
     template: ResolvedTemplate | { id: unknown } | undefined;
     defaults: BatchDefaults;
     format: InputFormat;
+    /** The merge fields this record's problems tell already. */
+    told: ReadonlySet<string>;
   },
   fieldReport: FieldReport | undefined,
   problems: Problems,
@@ -174,7 +181,10 @@ function checkFields(
           fields,
         };
   if (template !== undefined) fieldReport?.templateUsed?.(label);
-  const check = checkMergeData(fields, merged);
+  const found = checkMergeData(fields, merged);
+  // A field told already for this record (its value is null, an array) is not also "missing".
+  const { told } = given;
+  const check = found && { ...found, missing: found.missing.filter((name) => !told.has(name)) };
   if (label === undefined || !hasFieldProblems(check)) return false;
   const own = isObject(record.merge_data) ? record.merge_data : {};
   const originOf = (key: string): KeyOrigin => {

@@ -19,6 +19,7 @@ import {
 } from '../project/template-entry.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { updatedEntry, withTemplateEntry, writeFileAtomic } from '../project/write-project.js';
+import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 export const options = z.object({
@@ -59,6 +60,7 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   const id = idOf(flags, previous);
   const problems: string[] = [];
   const changes = fieldChanges(flags, problems);
+  problems.push(...removalsNotDeclared(flags, previous));
   if (problems.length > 0) {
     throw new UsageError(problems[0] as string, { details: problems.slice(1) });
   }
@@ -84,6 +86,20 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
     `${previous === undefined ? 'Added' : 'Updated'} '${flags.name}' in ${where} of ${path}.\n`,
   );
   return ExitCode.ok;
+}
+
+/** Fields --remove-field names that the entry does not declare: a typo ("Updated" would say something was done). */
+function removalsNotDeclared(flags: SetOptions, previous: TemplateEntry | undefined): string[] {
+  const declared = typeof previous === 'object' ? (previous.fields ?? {}) : {};
+  const fields = Object.keys(declared);
+  const listed =
+    fields.length === 0 ? ' It declares no fields.' : ` Its fields: ${fields.map(escapeControl).join(', ')}.`;
+  return flags.removeField
+    .filter((name) => fieldNameProblem(name) === undefined && !Object.hasOwn(declared, name))
+    .map(
+      (name) =>
+        `--remove-field '${escapeControl(name)}': template '${flags.name}' declares no such field, so nothing was changed.${didYouMean(name, fields)}${listed}`,
+    );
 }
 
 function readText(path: string): string {

@@ -104,13 +104,15 @@ export interface ConnectOptions {
    * is a reminder to rotate it, at most once a day (src/config/token-age.ts).
    */
   remindTokenAge?: boolean | undefined;
+  /** Where the template id comes from, as the API's hints name it (default `--template`). */
+  templateFrom?: string | undefined;
 }
 
 /** Resolves what a request needs (base URL, then token) and builds the client. */
 export async function connect(
   settings: Settings,
   ctx: Context,
-  { verbose = false, connections, remindTokenAge = false }: ConnectOptions = {},
+  { verbose = false, connections, remindTokenAge = false, templateFrom }: ConnectOptions = {},
 ): Promise<ApiClient> {
   const baseUrl = requireBaseUrl(settings);
   const token = await obtainToken(settings, ctx);
@@ -142,6 +144,7 @@ export async function connect(
     now: () => ctx.now(),
     trace,
     ...(connections === undefined ? {} : { connections }),
+    ...(templateFrom === undefined ? {} : { templateFrom }),
     ...(settings.tokenCommand ? { refreshToken: () => tokenOnceMore(settings, ctx, trace) } : {}),
   });
 }

@@ -185,19 +185,44 @@ export function drawable(
   return terminal.unicode ? spoken : spoken.replace(SYMBOL, (symbol) => ASCII_FALLBACKS[symbol] ?? symbol);
 }
 
+/** The SGR colour of each label a line of esign's may start with (the word says it: colour adds). */
+const LABEL_COLOURS: Readonly<Record<string, string>> = {
+  error: '1;31',
+  warning: '1;33',
+  hint: '36',
+};
+const LABEL = /(^|\n)(error|warning|hint):/g;
+
+/**
+ * `text` with its line-leading `error:`, `warning:` and `hint:` in colour. `atLineStart`: whether
+ * the text starts a line (the last write ended one).
+ */
+function paintLabels(text: string, atLineStart: boolean): string {
+  return text.replace(LABEL, (whole, start: string, label: string, offset: number) =>
+    offset === 0 && !atLineStart ? whole : `${start}\u001b[${LABEL_COLOURS[label]}m${label}:\u001b[0m`,
+  );
+}
+
 /**
  * A terminal stream that draws what is written to it as the terminal can show it (messages and hints
- * say "Settings → API Tokens"); a stream that is not a terminal gets the text as it is. Accessible
- * mode is asked on each write, not here: deciding it may read the config file, which a command that
- * writes nothing to stderr never needs.
+ * say "Settings → API Tokens"), with the labels that start a line (`error:`, `warning:`, `hint:`)
+ * in colour where the decision gives stderr colour; a stream that is not a terminal gets the text as
+ * it is. Accessible mode is asked on each write, not here: deciding it may read the config file,
+ * which a command that writes nothing to stderr never needs.
  */
 export function drawableStream(
   stream: OutputStream,
-  terminal: Pick<TerminalDecision, 'unicode' | 'accessible'>,
+  terminal: Pick<TerminalDecision, 'unicode' | 'accessible' | 'stderrColor'>,
 ): OutputStream {
   if (!stream.isTTY) return stream;
+  let atLineStart = true;
   return {
-    write: (chunk: string) => stream.write(drawable(terminal, chunk)),
+    write: (chunk: string) => {
+      const drawn = drawable(terminal, chunk);
+      const shown = terminal.stderrColor > 0 ? paintLabels(drawn, atLineStart) : drawn;
+      if (chunk !== '') atLineStart = chunk.endsWith('\n');
+      return stream.write(shown);
+    },
     get isTTY() {
       return stream.isTTY;
     },

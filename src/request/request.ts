@@ -294,8 +294,18 @@ export function checkTemplateFields(
   toBeAsked: readonly string[] = [],
 ): void {
   const found = checkMergeData(template?.fields, mergeData);
-  const check = found && { ...found, missing: found.missing.filter((name) => !toBeAsked.includes(name)) };
+  // A field told already (a null value, an array) is not also "missing": one problem, told once.
+  const told = fieldsTold(problems);
+  const check = found && {
+    ...found,
+    missing: found.missing.filter((name) => !toBeAsked.includes(name) && !told.has(name)),
+  };
   if (!template?.fields || !hasFieldProblems(check)) return;
   const label = { label: template.label ?? template.id, fields: template.fields };
   for (const message of describeFieldCheck(check, label)) problems.push(inputProblem('', message));
+}
+
+/** The merge fields these problems are about already (a value that is null, an array, an object). */
+export function fieldsTold(problems: Problems): Set<string> {
+  return new Set(problems.flatMap((problem) => (problem.field === undefined ? [] : [problem.field])));
 }

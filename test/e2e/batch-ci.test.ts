@@ -111,6 +111,50 @@ describe('the job summary leaves personal data out', () => {
   });
 });
 
+describe("the batch's hints name where the template came from", () => {
+  it("a 403 for the records' own template_id says to check it, not --template", async () => {
+    const { cwd } = repository(OFFER, {
+      'people.jsonl': lines(record('a@example.com', { template_id: 'supplier-nda' })),
+    });
+    const result = await runBin(['envelope', 'batch', 'people.jsonl'], { env: env(), cwd });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(
+      "hint: The template belongs to another organisation than your token's. Check the records' template_id, or log in with that organisation's token.",
+    );
+    expect(result.stderr).not.toContain('Check --template,');
+    const both = await runBin(['envelope', 'batch', 'people.jsonl', '--template', 'offer-letter'], {
+      env: env(),
+      cwd,
+    });
+    expect(both.stderr).toContain("Check --template (or a record's own template_id), or log in");
+  });
+});
+
+describe('an unknown outcome against the sandbox', () => {
+  it("is checked in the sandbox's envelope list, not a dashboard it does not have", async () => {
+    const { cwd } = repository(OFFER, { 'people.jsonl': lines(record('a@example.com')) });
+    const output = join(cwd, 'results.jsonl');
+    const queued = await fetch(`${sandbox.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.adminSecret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ next: ['500'] }),
+    });
+    expect(queued.status).toBe(200);
+    const result = await runBin(
+      ['envelope', 'batch', 'people.jsonl', '--template', 'offer-letter', '--output', output],
+      { env: env(), cwd },
+    );
+    expect(result.code).toBe(8);
+    const list = `curl -H 'Authorization: Bearer <admin secret>' ${sandbox.url}/_sandbox/envelopes`;
+    expect(result.stderr).toContain(
+      `Check in the sandbox's envelope list (${list}; \`esign sandbox\` printed the admin secret)`,
+    );
+    expect(result.stderr).not.toContain('dashboard');
+    const stored = JSON.parse(readFileSync(output, 'utf8').trim()) as { error: { hint: string } };
+    expect(stored.error.hint).toContain(`Check in the sandbox's envelope list (${list};`);
+  });
+});
+
 describe('envelope batch in GitHub Actions', () => {
   it('results on stdout: every URL masked before the line that holds it; the outputs and the summary appended', async () => {
     const { cwd } = repository(OFFER, {

@@ -59,7 +59,7 @@ describe('esign init', () => {
     );
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain(
-      "merge field 'compnay' is not a field of template 'offer-letter'. Did you mean 'company'?",
+      "merge field 'compnay' is not a field of template 'offer-letter' (its fields: company, role, start_date, salary). Did you mean 'company'?",
     );
   });
 
@@ -256,6 +256,27 @@ describe('esign templates set', () => {
     expect(json.profiles).toEqual({ production: { templates: { supplier: '01JD7X6C8PZ5R3V9YQ1TGM4HWB' } } });
     expect(json.defaults).toEqual({ expires_in_days: 14 });
     expect(readdirSync(dir)).toEqual(['.esign.json']);
+  });
+
+  it('--remove-field with a field that is not declared is a typo, told with "did you mean"; the file unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-set-'));
+    const original = `{"templates": {"offer": {"id": "${ACME_OFFER}", "fields": {"company": {}, "start_date": {}}}}}\n`;
+    writeFileSync(join(dir, '.esign.json'), original);
+    const typo = await runBin(['templates', 'set', 'offer', '--remove-field', 'compnay'], { env, cwd: dir });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).not.toContain('Updated');
+    expect(typo.stderr).toContain(
+      "error: --remove-field 'compnay': template 'offer' declares no such field, so nothing was changed. Did you mean 'company'? Its fields: company, start_date.",
+    );
+    expect(readFileSync(join(dir, '.esign.json'), 'utf8')).toBe(original);
+    const removed = await runBin(['templates', 'set', 'offer', '--remove-field', 'company'], {
+      env,
+      cwd: dir,
+    });
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, '.esign.json'), 'utf8')).templates.offer.fields).toEqual({
+      start_date: {},
+    });
   });
 
   it('refuses a bad id, a bad name and a new name without an id, changing nothing', async () => {

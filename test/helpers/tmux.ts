@@ -49,7 +49,14 @@ export interface Terminal {
 export function openTerminal(
   name: string,
   command: string,
-  options: { env?: Record<string, string>; cwd?: string; columns?: number; rows?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    columns?: number;
+    rows?: number;
+    /** Screens with their colours and attributes, as escape sequences (tmux capture-pane -e). */
+    escapes?: boolean;
+  } = {},
 ): Terminal {
   const session = `${name}-${process.pid}`;
   startServer();
@@ -68,7 +75,7 @@ export function openTerminal(
     async waitFor(pattern, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const screen = tmux('capture-pane', '-p', '-t', session);
+        const screen = tmux('capture-pane', '-p', ...(options.escapes ? ['-e'] : []), '-t', session);
         screens.push(screen);
         if (pattern.test(screen)) return screen;
         if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${screen}`);

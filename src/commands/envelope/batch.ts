@@ -70,6 +70,7 @@ import {
   stoppingText,
   summaryText,
   unknownNextStep,
+  whereToCheckEnvelopes,
 } from './batch-text.js';
 import { type NextCommandOptions, type NextStep, nextCommand } from './next-command.js';
 
@@ -446,6 +447,11 @@ async function send(job: BatchJob, ctx: Context, plan: Plan): Promise<Sent> {
     verbose: job.verbose,
     connections: concurrency,
     remindTokenAge: !job.json,
+    // A record's own template_id (a JSON Lines key or a CSV column) wins over --template.
+    templateFrom:
+      job.defaults.template === undefined
+        ? "the records' template_id"
+        : "--template (or a record's own template_id)",
   });
   // Every token the client sends (a token command may give another after a 401): results are
   // redacted of each.
@@ -522,6 +528,7 @@ function sendPlan(job: BatchJob, plan: Plan): SendPlan {
     maxRetries: job.maxRetries,
     maxRateWaitMs: job.maxRateWaitMs,
     stopAfterSameFailures: job.keepGoing ? undefined : SAME_FAILURE_STOP_AFTER,
+    checkEnvelopesIn: whereToCheckEnvelopes(job.settings.baseUrl.value),
   };
 }
 
@@ -586,7 +593,10 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
   if (run.sameFailure) ctx.stderr.write(sameFailureStopText(report, afterFixing(job, report)));
   if (report.unknown > 0) {
     ctx.stderr.write(
-      unknownNextStep(report.unknown, output ? resumeCommand(job, ['--retry-unknown']) : undefined),
+      unknownNextStep(report.unknown, {
+        retryUnknown: output ? resumeCommand(job, ['--retry-unknown']) : undefined,
+        checkIn: whereToCheckEnvelopes(job.settings.baseUrl.value),
+      }),
     );
   }
   return report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
