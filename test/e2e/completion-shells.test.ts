@@ -39,11 +39,12 @@ beforeAll(() => {
     JSON.stringify({
       templates: {
         'offer-letter': { id: ULID, fields: { company: { required: true }, start_date: {} } },
-        // Field names a shell would run if completion put them on the line unquoted.
-        evil: { id: '01JD7X5B3M9T8W2HQ4K6N0PRSA', fields: { '$(touch pwned)': {} } },
+        // Field names a shell would run if completion put them on the line unquoted (no white
+        // space in them: ${IFS} makes the space when the shell runs them).
+        evil: { id: '01JD7X5B3M9T8W2HQ4K6N0PRSA', fields: { '$(touch${IFS}pwned)': {} } },
         mixed: {
           id: '01JD7X6C8PZ5R3V9YQ1TGM4HWB',
-          fields: { '`touch pwned2`': {}, 'a;touch pwned3': {}, plain_field: {} },
+          fields: { '`touch${IFS}pwned2`': {}, 'a;touch${IFS}pwned3': {}, plain_field: {} },
         },
       },
     }),
