@@ -281,6 +281,6 @@ describe('help and version', () => {
     expect(help.stdout).toContain('ESIGN_TOKEN');
     const typo = await runCli(['envelop']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('Did you mean envelope?');
+    expect(typo.stderr).toContain("Did you mean 'envelope'?");
   });
 });
