@@ -59,6 +59,7 @@ export const list: CommandModule<GlobalOptions> = {
   },
 };
 
+/** The options of the commands that name a stored profile (delete, use). */
 const DeleteOptions = z.object({ ...globalOptions, name: z.string() });
 
 /** `esign profile delete <name>`: the profile and all it holds; exit 2 when there is no such profile. */
@@ -68,7 +69,8 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
     const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
     const path = configFilePath(dir);
     const known = profileNames(readConfigFile(dir));
-    if (!known.includes(options.name)) throw noSuchProfile(options.name, known, path);
+    const missing = { known, path, unchanged: 'nothing was deleted' };
+    if (!known.includes(options.name)) throw noSuchProfile(options.name, missing);
     let token: string | undefined;
     let deleted = false;
     await updateConfigFile(dir, (config) => {
@@ -78,7 +80,7 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
       if (deleted && config.default_profile === options.name) delete config.default_profile;
     });
     // Another esign may have deleted it between the read and the lock.
-    if (!deleted) throw noSuchProfile(options.name, known, path);
+    if (!deleted) throw noSuchProfile(options.name, missing);
     if (token) ctx.addSecret(token);
     ctx.stderr.write(`Deleted profile '${options.name}' (its base URL and token) from ${path}.\n`);
     if (token) {
@@ -90,30 +92,20 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
   },
 };
 
-const UseOptions = z.object({ ...globalOptions, name: z.string() });
-
 /**
  * `esign profile use <name>`: the stored profile commands use when neither --profile, ESIGN_PROFILE
  * nor the project file names one (`default_profile` in the config file). `default` goes back to
  * the profile named default.
  */
-export const use: CommandModule<z.infer<typeof UseOptions>> = {
-  options: UseOptions,
+export const use: CommandModule<z.infer<typeof DeleteOptions>> = {
+  options: DeleteOptions,
   async run(options, ctx) {
     const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
     const path = configFilePath(dir);
     const known = profileNames(readConfigFile(dir));
     const back = options.name === DEFAULT_PROFILE;
     if (!back && !known.includes(options.name)) {
-      throw new UsageError(
-        `Profile '${options.name}' does not exist; the default is unchanged.${didYouMean(options.name, known)}`,
-        {
-          hint:
-            known.length === 0
-              ? `No profiles are stored in ${path}; \`esign login --profile ${options.name}\` creates one.`
-              : `Profiles in ${path}: ${[...known].sort().join(', ')}.`,
-        },
-      );
+      throw noSuchProfile(options.name, { known, path, unchanged: 'the default is unchanged' });
     }
     await updateConfigFile(dir, (config) => {
       if (back) delete config.default_profile;
@@ -128,11 +120,15 @@ export const use: CommandModule<z.infer<typeof UseOptions>> = {
   },
 };
 
-function noSuchProfile(name: string, known: string[], path: string): UsageError {
-  return new UsageError(`Profile '${name}' does not exist; nothing was deleted.${didYouMean(name, known)}`, {
+/** A profile that is not stored; `unchanged` says what that left as it was. */
+function noSuchProfile(
+  name: string,
+  { known, path, unchanged }: { known: string[]; path: string; unchanged: string },
+): UsageError {
+  return new UsageError(`Profile '${name}' does not exist; ${unchanged}.${didYouMean(name, known)}`, {
     hint:
       known.length === 0
-        ? `No profiles are stored in ${path}.`
+        ? `No profiles are stored in ${path}; \`esign login --profile ${name}\` creates one.`
         : `Profiles in ${path}: ${[...known].sort().join(', ')}. See them with \`esign profile list\`.`,
   });
 }
