@@ -10,7 +10,21 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
   useCompileCache(process.env);
-  import('../dist/main.js').then(({ main }) => main());
+  import('../dist/main.js').then(
+    ({ main }) => main(),
+    (error) => {
+      // A checkout where `npm run build` has not run yet has no dist/: say so, not a stack trace.
+      const { dirname, join } = require('node:path');
+      const dist = join(__dirname, '..', 'dist');
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || require('node:fs').existsSync(join(dist, 'main.js'))) {
+        throw error;
+      }
+      process.stderr.write(
+        `error: esign is not built: ${dist} has no main.js.\nhint: run \`npm run build\` in ${dirname(dist)} (npm test and npm run demo build it too).\n`,
+      );
+      process.exitCode = 1;
+    },
+  );
 }
 
 /**

@@ -86,11 +86,20 @@ node -e '
   const ignored = "(?:(?![\\n\\r])[\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cf}])";
   const lineStart = new RegExp(`((?:^|[\\n\\r])${skipped}*:${ignored}*):`, "gu");
   const hashes = new RegExp(`(#${ignored}*#${ignored}*)\\[`, "gu");
-  const say = (text) => console.error(text.replace(lineStart, "$1\\x3a").replace(hashes, "$1\\x5b"));
+  // The person wrote inputs, not flags: `--email` is the `email` input, in the log and the annotation.
+  const inputs = ["base-url", "profile", "template", "name", "email", "phone", "expires-in-days", "data", "set"];
+  const flags = new RegExp(`See \`esign envelope create --help\` for the flags and examples\\.|--(${inputs.join("|")})(?![\\w-])`, "g");
+  const asInputs = (text) =>
+    text.replace(flags, (flag, input) => (input ? `the \`${input}\` input` : "See the inputs in the action\u2019s action.yml."));
+  const say = (text) => console.error(asInputs(text).replace(lineStart, "$1\\x3a").replace(hashes, "$1\\x5b"));
   for (const line of require("fs").readFileSync(process.argv[1], "utf8").split("\n")) {
     let error;
     try { error = JSON.parse(line).error; } catch {}
-    if (!error || typeof error.message !== "string") { if (line) console.error(line); continue; }
+    if (!error || typeof error.message !== "string") {
+      // The workflow commands of esign as they are, but for the words of an annotation.
+      if (line) console.error(line.startsWith("::error ") ? asInputs(line) : line);
+      continue;
+    }
     say(`error: ${error.message}`);
     for (const detail of error.details ?? []) say(`  ${detail}`);
     for (const note of error.notes ?? []) say(String(note));

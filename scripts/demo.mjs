@@ -61,6 +61,9 @@ try {
   console.log(
     `\nSigning URL: ${url}  (GET ${page.status}, ${(await page.text()).includes('Ada Lovelace') ? 'shows the signer' : 'unexpected page'})`,
   );
+  console.log(
+    '\nTo type `esign` yourself from this checkout: `npx esign …`, or put it on your PATH with `npm install -g .`.',
+  );
   if (process.stdout.isTTY && process.stdin.isTTY) {
     console.log('The sandbox keeps running so you can open the URL in a browser. Press Ctrl-C to stop it.');
     await new Promise((resolve) => process.once('SIGINT', resolve));

@@ -2,14 +2,14 @@
 // `esign --help` loads commander and nothing else. One step serves every command: commander's result
 // (flags merged with the global ones, positional arguments by their declared names) goes through the
 // module's zod options schema, and only typed, checked options reach `run`.
-import { Argument, Command, Option } from 'commander';
+import { Argument, Command, Help, Option } from 'commander';
 import type * as z from 'zod/mini';
 import { CI_OUTPUT_MODES } from './ci/output-modes.js';
 import type { CommandModule, CommandTree, CompleteWith } from './command-types.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { describeIssue } from './text/issues.js';
-import { unknownOptionError } from './unknown-option.js';
+import { unknownCommandError, unknownOptionError } from './unknown-option.js';
 
 /** What the entry point learns while a command line is parsed and run. */
 export interface ProgramHooks {
@@ -58,6 +58,11 @@ class EsignCommand extends Command {
   unknownOption(flag: string): never {
     throw unknownOptionError(this, flag);
   }
+
+  /** Commander's hook for a subcommand that does not exist: said as every level says it. */
+  unknownCommand(): never {
+    throw unknownCommandError(this, String(this.args[0] ?? ''));
+  }
 }
 
 /** The module a command runs (undefined for `help` and the groups), for the help-matches-schema test. */
@@ -68,17 +73,46 @@ export function loadCommandModule(command: Command): Promise<CommandModule<never
 /** Commands whose stderr is a live log (the sandbox): under --json it is not held back for the error object. */
 const STREAMS_STDERR = new Set(['sandbox']);
 
-/** Commands that read no profile and call no API: the connection's global flags mean nothing to them. */
-const CONNECTION_FLAGS = ['--profile', '--base-url', '--timeout'];
-const UNCONNECTED = new Set(['sandbox', 'completion']);
+/**
+ * The global flags that mean nothing to a command (by its path below `esign`): its help does not
+ * list them, and completion does not offer them. Every other command takes them all. (--verbose
+ * and --ci-output mean something to every command: a failure's trace and its annotation.)
+ */
+const UNUSED_GLOBALS: Readonly<Record<string, readonly string[]>> = {
+  // No profile, no API.
+  sandbox: ['--profile', '--base-url', '--timeout'],
+  completion: ['--profile', '--base-url', '--timeout'],
+  help: ['--profile', '--base-url', '--timeout'],
+  // A stored profile's settings: nothing is sent.
+  logout: ['--base-url', '--timeout'],
+  login: ['--timeout'],
+  'config get': ['--base-url', '--timeout'],
+  'config set': ['--base-url', '--timeout'],
+  'config unset': ['--base-url', '--timeout'],
+  'config list': ['--base-url', '--timeout'],
+  'profile list': ['--base-url', '--timeout'],
+  'profile use': ['--base-url', '--timeout'],
+  'profile delete': ['--base-url', '--timeout'],
+  // The project file alone.
+  templates: ['--timeout'],
+  'templates set': ['--timeout'],
+};
 
-/** "--expires-in-days" for the option key "expiresInDays", "<file>" for a positional argument. */
+/** The global flags that mean nothing to `command`. */
+function unusedGlobals(command: Command): readonly string[] {
+  const path: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) path.unshift(at.name());
+  return UNUSED_GLOBALS[path.join(' ')] ?? [];
+}
+
+/** "--expires-in-days" for the option key "expiresInDays", "file" for a positional argument. */
 function flagName(command: Command, key: string): string {
   for (let at: Command | null = command; at; at = at.parent) {
     const found = at.options.find((o) => o.attributeName() === key);
     if (found) return found.long ?? found.short ?? key;
   }
-  return command.registeredArguments.some((a) => a.name() === key) ? `<${key}>` : `--${key}`;
+  // A positional argument by its name, as a word of the sentence ("shell must be one of …").
+  return command.registeredArguments.some((a) => a.name() === key) ? key : `--${key}`;
 }
 
 function describeValue(value: unknown): string {
@@ -127,7 +161,7 @@ export function describeTree(command: Command): CommandTree {
       name: a.name(),
       ...(completions.has(a) ? { complete: completions.get(a) as CompleteWith } : {}),
     })),
-    unusedGlobals: UNCONNECTED.has(command.name()) ? CONNECTION_FLAGS : [],
+    unusedGlobals: [...unusedGlobals(command)],
     subcommands: command.commands.filter((c) => !hidden(c)).map(describeTree),
   };
 }
@@ -145,14 +179,7 @@ function group(parent: Command, name: string, description: string, lines: string
         command.outputHelp();
         return;
       }
-      const { didYouMean } = await import('./text/suggest.js');
-      const names = command.commands.flatMap((c) => [c.name(), ...c.aliases()]);
-      throw new UsageError(
-        `Unknown command '${typed}' for '${commandPath(command)}'.${didYouMean(typed, names)}`,
-        {
-          hint: `Commands: ${command.commands.map((c) => c.name()).join(', ')}. See \`${commandPath(command)} --help\`.`,
-        },
-      );
+      throw unknownCommandError(command, typed);
     });
 }
 
@@ -188,7 +215,19 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         [...CI_OUTPUT_MODES],
       ),
     )
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      showGlobalOptions: true,
+      // Only the global flags that mean something to the command (UNUSED_GLOBALS).
+      visibleGlobalOptions(this: Help, command: Command) {
+        const unused = unusedGlobals(command);
+        return (
+          Help.prototype.visibleGlobalOptions
+            .call(this, command)
+            // --version is read only at the top (`esign --version`).
+            .filter((o) => !unused.includes(o.long ?? '') && o.long !== '--version')
+        );
+      },
+    })
     .showSuggestionAfterError(true)
     .helpCommand(false)
     .exitOverride()
@@ -205,17 +244,23 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         'esign sandbox        # a local API to try everything with no account',
         'esign help environment   # every variable, and which setting wins',
         'esign help exit-codes    # what each exit code means',
+        'esign help accessibility # plain output for screen readers (ACCESSIBLE=1)',
       ]),
     );
   root = program;
 
   program
     .command('help')
-    .description('Show help for a command, or a topic: environment, exit-codes')
+    .description('Show help for a command, or a topic: environment, exit-codes, accessibility')
     .argument('[topic...]', 'A command (e.g. envelope create) or a topic')
     .addHelpText(
       'after',
-      examples(['esign help envelope create', 'esign help environment', 'esign help exit-codes']),
+      examples([
+        'esign help envelope create',
+        'esign help environment',
+        'esign help exit-codes',
+        'esign help accessibility',
+      ]),
     )
     .action(async (topic: string[]) => {
       hooks.onResult(await showHelp(program, topic, ctx));
@@ -223,8 +268,14 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
 
   program
     .command('login')
-    .description('Store an API token (and optionally the base URL) in a profile')
+    .description(
+      'Store an API token, or the command that prints it (and optionally the base URL), in a profile',
+    )
     .option('--with-token', 'Read the token from standard input')
+    .option(
+      '--token-command <command>',
+      'Store a command that prints the token (a password manager, a keychain) instead of the token; it runs when a command needs the token',
+    )
     .addOption(new Option('--token [value]').hideHelp())
     .addHelpText(
       'after',
@@ -232,6 +283,12 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
         'esign login --base-url https://esign.example.com/api/v1',
         '# In CI, from a secret:',
         'printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token --profile ci',
+        '# The token from where you keep it; the first line the command prints is the token:',
+        "esign login --token-command 'op read op://Private/esign/token'                 # 1Password",
+        "esign login --token-command 'pass show esign/token'                           # pass",
+        "esign login --token-command 'security find-generic-password -s esign -w'      # macOS keychain",
+        "esign login --token-command 'secret-tool lookup service esign'                # Secret Service (Linux)",
+        'esign login --token-command \'pwsh -NoProfile -Command "Get-Secret -Name esign -AsPlainText"\'   # Windows',
         '',
         '# Tokens are made in the dashboard: Settings → API Tokens → Create New Token.',
         '# A token is never taken as a flag: it would show in ps and in your shell history.',
@@ -315,18 +372,26 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     )
     .action(action(() => import('./commands/init.js')));
 
-  const config = group(program, 'config', 'Read and change per-profile settings (base_url)', [
-    'esign config set base_url https://esign.example.com/api/v1',
-    'esign config get base_url --profile staging',
-    'esign config list --json',
-  ]);
+  const config = group(
+    program,
+    'config',
+    "Read and change a profile's settings (base_url) and your preferences (accessible, token_age_reminder)",
+    [
+      'esign config set base_url https://esign.example.com/api/v1',
+      'esign config get base_url --profile staging',
+      'esign config set accessible true        # plain output for screen readers, for every profile',
+      'esign config set token_age_reminder false   # no reminder to rotate a token stored 90+ days ago',
+      'esign config list --json',
+    ],
+  );
   const configAction = (name: 'get' | 'set' | 'unset' | 'list') =>
     action(() => import('./commands/config.js').then((module) => module[name]));
-  const settingKeys = ['base_url'] as const;
+  const settingKeys = ['base_url', 'accessible', 'token_age_reminder'] as const;
+  const settingKeyHelp = 'Setting name (base_url; or accessible, token_age_reminder: for every profile)';
   config
     .command('get')
     .description('Print a setting (exit 1 when it is not set)')
-    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
+    .addArgument(argument('<key>', settingKeyHelp, settingKeys))
     .addHelpText(
       'after',
       examples([
@@ -337,9 +402,9 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .action(configAction('get'));
   config
     .command('set')
-    .description('Store a setting in the profile')
-    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
-    .argument('<value>', 'New value')
+    .description('Store a setting in the profile (a preference: for every profile)')
+    .addArgument(argument('<key>', settingKeyHelp, settingKeys))
+    .argument('<value>', 'New value (a URL for base_url; true or false for the others)')
     .addHelpText(
       'after',
       examples([
@@ -351,7 +416,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
   config
     .command('unset')
     .description('Remove a setting from the profile')
-    .addArgument(argument('<key>', 'Setting name (base_url)', settingKeys))
+    .addArgument(argument('<key>', settingKeyHelp, settingKeys))
     .addHelpText('after', examples(['esign config unset base_url --profile staging']))
     .action(configAction('unset'));
   config
@@ -361,11 +426,13 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .addHelpText('after', examples(['esign config list', 'esign config list --json | jq -r .profiles[]']))
     .action(configAction('list'));
 
-  const profile = group(program, 'profile', 'List the stored profiles, or delete one', [
-    'esign profile list',
-    'esign profile delete staging',
-  ]);
-  const profileAction = (name: 'list' | 'remove') =>
+  const profile = group(
+    program,
+    'profile',
+    'List the stored profiles, choose the default one, or delete one',
+    ['esign profile list', 'esign profile use sandbox', 'esign profile delete staging'],
+  );
+  const profileAction = (name: 'list' | 'remove' | 'use') =>
     action(() => import('./commands/profile.js').then((module) => module[name]));
   profile
     .command('list')
@@ -376,6 +443,21 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
       examples(['esign profile list', "esign profile list --json | jq -r '.profiles[].name'"]),
     )
     .action(profileAction('list'));
+  profile
+    .command('use')
+    .description(
+      'Make a stored profile the default (below --profile, ESIGN_PROFILE and the project file); "default" goes back',
+    )
+    .addArgument(argument('<name>', 'The profile to use from now on', 'profile'))
+    .addHelpText(
+      'after',
+      examples([
+        'esign profile use sandbox',
+        'esign status            # Profile  sandbox (the default chosen with `esign profile use`, …)',
+        'esign profile use default',
+      ]),
+    )
+    .action(profileAction('use'));
   profile
     .command('delete')
     .description('Delete a stored profile with its base URL and token')
@@ -494,6 +576,10 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
       '--no-input',
       'Never ask: warn about duplicates and send them, as off a terminal (or ESIGN_NO_INPUT=1)',
     )
+    .option(
+      '--summary-emails',
+      "GitHub Actions: name each failed record's signatory email in the job summary (left out by default: summaries of public repositories are public)",
+    )
     .addHelpText(
       'after',
       examples([
@@ -529,7 +615,7 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--fail-rate <0..1>', 'Share of create requests answered 503 with Retry-After')
     .option(
       '--rate-limit <n[/window]>',
-      'Create requests allowed per token and window (50, 50/s, 100/min, 50/5s) before 429 with Retry-After',
+      'Create requests allowed per token and window (50, 50/s, 100/min, 50/5s, 0.5/s) before 429 with Retry-After',
     )
     .addOption(
       option('--rate-limit-headers <style>', 'Rate-limit headers on API answers', [

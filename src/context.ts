@@ -32,6 +32,11 @@ export interface OutputStream {
    * Write them through `writeCommands` (src/ci/github-actions.ts), which falls back to `write`.
    */
   command?(lines: string): unknown;
+  /**
+   * Where a drawing for the person goes (a QR code): this stream, unless what is written to it is
+   * held back (stderr under --json holds notes for the error object), then the stream behind it.
+   */
+  drawing?(): OutputStream;
 }
 
 type NodeOutput = OutputStream & {
@@ -63,8 +68,18 @@ export interface TerminalDecision {
   /** 0: no colour; 1: 16 colours; 2: 256; 3: truecolor. */
   readonly stdoutColor: ColorLevel;
   readonly stderrColor: ColorLevel;
-  /** Spinners and live progress lines, drawn on stderr. */
+  /** Spinners and live progress lines, drawn on stderr (never in accessible mode). */
   readonly animations: boolean;
+  /**
+   * Accessible mode (ACCESSIBLE=1, ESIGN_ACCESSIBLE=1 or `esign config set accessible true`): no
+   * redrawn line, no meaning in a glyph alone, plain numbered questions (io/terminal.ts).
+   */
+  readonly accessible: boolean;
+  /**
+   * What stands in for a spinner or a live progress line in accessible mode at a terminal: plain
+   * lines at a slow, fixed pace on stderr.
+   */
+  readonly plainProgress: boolean;
   /** Columns of the terminal behind stdout, else stderr; undefined when neither is one. */
   readonly width: number | undefined;
   /** The terminal shows Unicode symbols; else its text is ASCII (io/theme.ts has the fallbacks). */

@@ -4,6 +4,8 @@ import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { buildProgram, describeTree } from './cli.js';
+import { configDir } from './config/paths.js';
+import { storedPreference } from './config/preferences.js';
 import {
   type Context,
   cachedStdin,
@@ -52,7 +54,12 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
       return {
         ...ctx,
         stderr: notes,
-        terminal: decideTerminal({ stdout: ctx.stdout, stderr: notes }, ctx.env, ctx.platform),
+        terminal: decideTerminal(
+          { stdout: ctx.stdout, stderr: notes },
+          ctx.env,
+          ctx.platform,
+          () => ctx.terminal.accessible,
+        ),
       };
     },
     onResult: (code) => {
@@ -116,6 +123,10 @@ class HeldNotes implements OutputStream {
   #text = '';
   readonly isTTY = false;
   constructor(readonly target: OutputStream) {}
+  /** A drawing for the person (`--json --qr`) is no note: it goes to stderr itself. */
+  drawing(): OutputStream {
+    return this.target;
+  }
   /** Workflow commands (`::add-mask::`) are for the CI runner, not notes: they go out at once. */
   command(lines: string): unknown {
     return this.target.command ? this.target.command(lines) : this.target.write(lines);
@@ -247,7 +258,9 @@ export function createProcessContext(
     commandSafeStream(failureTracking(process.stdout), { anywhere: false }),
     secrets,
   );
-  const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform);
+  const terminal = decideTerminal({ stdout, stderr: redactedStderr }, process.env, process.platform, () =>
+    storedPreference(configDir(process.env, process.platform, homedir()), 'accessible'),
+  );
   // Messages on a terminal that shows no Unicode (LANG=C) in ASCII; stdout is data, kept as it is.
   const stderr = drawableStream(redactedStderr, terminal);
   return {

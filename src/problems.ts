@@ -42,7 +42,8 @@ export function problemText(problem: Problem): string {
 /** The problem as a sentence of its own: with its full stop. */
 export function problemSentence(problem: Problem): string {
   const text = problemText(problem);
-  return text.endsWith('.') ? text : `${text}.`;
+  // A problem that ends its own sentence ("… Did you mean 'company'?") gets no second stop.
+  return /[.?!]$/.test(text) ? text : `${text}.`;
 }
 
 /**

@@ -1,9 +1,11 @@
 // An option a command does not have: the usage error says which commands do have it and the closest
 // option this command has, through the one suggestion module (src/text/suggest.ts). Commander's own
-// suggestion only knows the command's options and misses `--rate-limit` for `--rate`.
+// suggestion only knows the command's options and misses `--rate-limit` for `--rate`. A command that
+// does not exist is told the same way at every level (`esign envelop`, `esign envelope crate`).
 import type { Command } from 'commander';
 import { UsageError } from './errors.js';
-import { unknownOptionAdvice } from './text/suggest.js';
+import { didYouMean, unknownOptionAdvice } from './text/suggest.js';
+import { escapeControl } from './text/terminal-text.js';
 
 function pathOf(command: Command): string {
   const names: string[] = [];
@@ -38,5 +40,18 @@ export function unknownOptionError(command: Command, typed: string): UsageError 
   return new UsageError(
     `Unknown option '${flag}' for '${path}'.${unknownOptionAdvice(flag, known, commandsWith(root, flag))}`,
     { hint: `Run \`${path} --help\` to see its flags and examples.` },
+  );
+}
+
+/** A subcommand `command` does not have: the closest one, and the ones it has. */
+export function unknownCommandError(command: Command, typed: string): UsageError {
+  const visible = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+  const names = visible.flatMap((c) => [c.name(), ...c.aliases()]);
+  const path = pathOf(command);
+  return new UsageError(
+    `Unknown command '${escapeControl(typed)}' for '${path}'.${didYouMean(typed, names)}`,
+    {
+      hint: `Commands: ${visible.map((c) => c.name()).join(', ')}. See \`${path} --help\`.`,
+    },
   );
 }

@@ -17,15 +17,25 @@ export interface ApiClientOptions {
   connections?: number;
   /** Where the token came from (a SettingSource such as 'env ESIGN_TOKEN'), for the 401 hint. */
   tokenSource?: string;
+  /** Where the template id came from, for the 403 and 404 hints (src/api/outcome.ts). */
+  templateFrom?: string;
   now?: () => Date;
   /** Receives `--verbose` trace lines (never the token). */
   trace?: (line: string) => void;
+  /**
+   * A token from a token command: after a 401, asked once for the token again (the command run
+   * once more). A new token is sent once more; the same one, or none, leaves the 401 as it is.
+   */
+  refreshToken?: () => Promise<string | undefined>;
 }
 
 export class ApiClient {
   readonly http: HttpClient;
   readonly createUrl: URL;
-  readonly #headers: Record<string, string>;
+  /** Every token this client has sent (the first, and one a token command gave after a 401): what results are redacted of. */
+  readonly tokens = new Set<string>();
+  #token: string;
+  #refreshed: Promise<string | undefined> | undefined;
   readonly #trace: ((line: string) => void) | undefined;
   readonly #now: () => Date;
   readonly #context: ResponseContext;
@@ -33,19 +43,47 @@ export class ApiClient {
   constructor(readonly options: ApiClientOptions) {
     this.createUrl = new URL(options.baseUrl + CREATE_ENVELOPE_PATH);
     this.http = new HttpClient({ ...options, origin: this.createUrl });
-    this.#headers = { authorization: `Bearer ${options.token}` };
+    this.#token = options.token;
+    this.tokens.add(options.token);
     this.#trace = options.trace;
     this.#now = options.now ?? (() => new Date());
-    this.#context = { baseUrl: options.baseUrl, tokenSource: options.tokenSource };
+    this.#context = {
+      baseUrl: options.baseUrl,
+      tokenSource: options.tokenSource,
+      ...(options.templateFrom === undefined ? {} : { templateFrom: options.templateFrom }),
+    };
   }
 
-  /** One POST, no retries; `body` may come serialized already. Throws NetworkError when no answer came back. */
+  /**
+   * One POST, no retries; `body` may come serialized already. Throws NetworkError when no answer
+   * came back. A 401 to a token from a token command runs the command once more (once for the
+   * client, whatever the requests in flight): a new token is sent once more, as a 401 created nothing.
+   */
   async sendCreate(body: CreateEnvelopeRequest | string, signal?: AbortSignal): Promise<HttpResponse> {
     const json = typeof body === 'string' ? body : JSON.stringify(body);
+    const sentWith = this.#token;
+    const response = await this.#post(json, sentWith, signal);
+    const { refreshToken } = this.options;
+    if (response.status !== 401 || !refreshToken) return response;
+    this.#refreshed ??= refreshToken();
+    const fresh = await this.#refreshed;
+    if (fresh === undefined || fresh === sentWith) return response;
+    this.#token = fresh;
+    this.tokens.add(fresh);
+    this.#trace?.('  401: the token command gave another token; sending once more with it');
+    return this.#post(json, fresh, signal);
+  }
+
+  async #post(json: string, token: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
     this.#trace?.(
       `> POST ${this.createUrl.href} (${Buffer.byteLength(json)} bytes, Authorization: Bearer [redacted])`,
     );
-    const response = await this.http.postJson(this.createUrl, json, this.#headers, signal);
+    const response = await this.http.postJson(
+      this.createUrl,
+      json,
+      { authorization: `Bearer ${token}` },
+      signal,
+    );
     this.#trace?.(
       `< ${response.status} in ${response.ms.toFixed(0)} ms (${response.text.length} bytes, request id ${escapeControl(response.requestId)})`,
     );

@@ -48,6 +48,11 @@ export interface ResponseContext {
   baseUrl?: string;
   /** A SettingSource: 'env ESIGN_TOKEN', 'profile <name>', … */
   tokenSource?: string;
+  /**
+   * Where the template id came from, as the hints name it: `--template` (the default), or a batch's
+   * "the records' template_id" when the records give it.
+   */
+  templateFrom?: string;
 }
 
 function parseErrorBody(text: string): ApiErrorBody | undefined {
@@ -99,7 +104,7 @@ function namedBaseUrl(message: string | undefined): string | undefined {
 
 function notFoundHint(apiMessage: string | undefined, context: ResponseContext): string {
   if (apiMessage && /template/i.test(apiMessage)) {
-    return 'Check --template: no template with that id is visible to your token.';
+    return `Check ${context.templateFrom ?? '--template'}: no template with that id is visible to your token.`;
   }
   const base = context.baseUrl ? `The base URL is ${context.baseUrl}; ` : 'Check the base URL: ';
   const named = namedBaseUrl(apiMessage);
@@ -107,6 +112,9 @@ function notFoundHint(apiMessage: string | undefined, context: ResponseContext):
 }
 
 function unauthenticatedHint(context: ResponseContext): string {
+  if (context.tokenSource?.startsWith('command ')) {
+    return 'The token comes from a token command, which was run once more after the 401: the API refused what it printed. Run the command yourself to check what it prints (`esign status` names it), or store another one with `esign login --token-command`.';
+  }
   if (context.tokenSource === 'env ESIGN_TOKEN') {
     return 'The token comes from ESIGN_TOKEN, so `esign login` would change nothing: set ESIGN_TOKEN to a valid token (in CI, update the secret), or unset it to use the stored one.';
   }
@@ -233,7 +241,7 @@ function clientError(response: HttpResponse, context: ResponseContext): CliError
     return new ForbiddenError(message('Forbidden'), {
       status,
       requestId,
-      hint: "The template belongs to another organisation than your token's. Check --template, or log in with that organisation's token.",
+      hint: `The template belongs to another organisation than your token's. Check ${context.templateFrom ?? '--template'}, or log in with that organisation's token.`,
     });
   }
   const hint =

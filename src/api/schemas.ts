@@ -33,7 +33,7 @@ export const EnvelopeStatus = z.enum(ENVELOPE_STATUSES, {
   error: `must be one of ${ENVELOPE_STATUSES.join(', ')}`,
 });
 
-export const EMAIL_PATTERN = z.regexes.email;
+const EMAIL_PATTERN = z.regexes.email;
 
 const SignatoryName = z.string({ error: 'must be a string' }).check(
   z.refine((s) => s.trim().length > 0, 'must not be empty'),

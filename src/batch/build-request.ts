@@ -17,6 +17,8 @@ import {
   type TemplateNames,
 } from '../project/templates.js';
 import {
+  checkExpiryLimit,
+  fieldsTold,
   normalizeRequest,
   type Problems,
   parseExpiresInDays,
@@ -34,6 +36,8 @@ export interface BatchDefaults {
   templates?: TemplateNames | undefined;
   /** The flag each key of merge_data came from ("--set" or "--data"), for messages. */
   merge_data_from?: ReadonlyMap<string, string> | undefined;
+  /** The longest expiry the API is known to take (the sandbox's), checked on every record. */
+  max_expires_in_days?: number | undefined;
 }
 
 export type InputFormat = 'jsonl' | 'csv';
@@ -128,9 +132,19 @@ export function buildBatchRequest(
     );
   } else if (template === 'unresolved') reported.push('template_id');
   const request = validateRequest(body, problems, NAMES[format], reported);
+  checkExpiryLimit(
+    request?.expires_in_days,
+    defaults.max_expires_in_days,
+    NAMES[format].expires_in_days ?? 'expires_in_days',
+    problems,
+  );
   const misfit =
     template !== 'unresolved' &&
-    checkFields({ record, merged, template, defaults, format }, fieldReport, problems);
+    checkFields(
+      { record, merged, template, defaults, format, told: fieldsTold(problems.slice(before)) },
+      fieldReport,
+      problems,
+    );
   if (problems.length > before || !request || misfit) return undefined;
   return normalizeRequest(request);
 }
@@ -151,6 +165,8 @@ function checkFields(
     template: ResolvedTemplate | { id: unknown } | undefined;
     defaults: BatchDefaults;
     format: InputFormat;
+    /** The merge fields this record's problems tell already. */
+    told: ReadonlySet<string>;
   },
   fieldReport: FieldReport | undefined,
   problems: Problems,
@@ -165,7 +181,10 @@ function checkFields(
           fields,
         };
   if (template !== undefined) fieldReport?.templateUsed?.(label);
-  const check = checkMergeData(fields, merged);
+  const found = checkMergeData(fields, merged);
+  // A field told already for this record (its value is null, an array) is not also "missing".
+  const { told } = given;
+  const check = found && { ...found, missing: found.missing.filter((name) => !told.has(name)) };
   if (label === undefined || !hasFieldProblems(check)) return false;
   const own = isObject(record.merge_data) ? record.merge_data : {};
   const originOf = (key: string): KeyOrigin => {

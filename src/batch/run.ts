@@ -81,6 +81,11 @@ export interface SendPlan {
    * same error (policy.ts's afterAnswer); undefined: never (--keep-going).
    */
   stopAfterSameFailures?: number | undefined;
+  /**
+   * Where a person checks whether an envelope exists, for the hint of a record whose outcome is
+   * unknown ("the dashboard", or the sandbox's envelope list): the command knows which API it is.
+   */
+  checkEnvelopesIn?: string | undefined;
 }
 
 /** What a run works with. */
@@ -166,7 +171,7 @@ interface WorkerState extends RecordState {
 }
 
 /** The same error, reported as an unknown outcome: never sent again without --retry-unknown. */
-function asUnknown(error: CliError): CliError {
+function asUnknown(error: CliError, checkIn = 'the dashboard'): CliError {
   if (error.code === OUTCOME_UNKNOWN) return error; // a connection that broke after sending says so
   return new ServerError(
     `${error.message.replace(/\.$/, '')}; the envelope may have been created, so the record is not sent again by itself.`,
@@ -174,7 +179,7 @@ function asUnknown(error: CliError): CliError {
       status: error.status,
       details: error.details,
       requestId: error.requestId,
-      hint: 'Check in the dashboard whether it exists, then run with --resume --retry-unknown if it does not.',
+      hint: `Check in ${checkIn} whether it exists, then run with --resume --retry-unknown if it does not.`,
     },
     OUTCOME_UNKNOWN,
   );
@@ -417,7 +422,7 @@ class BatchRun {
       return { kind: 'failed', error: expired };
     }
     if (step.kind === 'store' && step.result === 'unknown')
-      return { kind: 'unknown', error: asUnknown(error) };
+      return { kind: 'unknown', error: asUnknown(error, this.#plan.checkEnvelopesIn) };
     return { kind: 'failed', error };
   }
 

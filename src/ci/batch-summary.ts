@@ -85,8 +85,20 @@ function errorsMarkdown(report: BatchReport): string[] {
   return ['#### Errors', '', ...report.groups.flatMap(item), ...others, ''];
 }
 
+/**
+ * What the job summary may show of the people in a batch. A summary is public on a public
+ * repository: by default it names records by their line alone; `--summary-emails` adds each failed
+ * record's signatory email, for a private repository whose readers need it.
+ */
+export interface SummaryPrivacy {
+  emails: boolean;
+}
+
 /** The job summary: counts, time, rate, 429s, each error once, and a capped table of the records. */
-export function batchSummaryMarkdown(report: BatchReport): string {
+export function batchSummaryMarkdown(
+  report: BatchReport,
+  privacy: SummaryPrivacy = { emails: false },
+): string {
   const verdict = verdictOf(report);
   const rate = report.rate === undefined ? '—' : `${report.rate.toFixed(1)}/s`;
   const lines = [
@@ -105,17 +117,25 @@ export function batchSummaryMarkdown(report: BatchReport): string {
     const rows = [...report.records]
       .sort((a, b) => isUnknown(a) - isUnknown(b) || a.line - b.line)
       .slice(0, MAX_SUMMARY_ROWS);
+    const email = (row: ReportedRecord) =>
+      privacy.emails ? ` ${row.email ? markdownText(row.email) : '—'} |` : '';
     lines.push(
       `#### Failed and unknown records${problemCount > rows.length ? ` (${rows.length} of ${problemCount})` : ''}`,
       '',
-      '| line | signatory email | outcome | error |',
-      '|--:|---|---|---|',
+      privacy.emails ? '| line | signatory email | outcome | error |' : '| line | outcome | error |',
+      privacy.emails ? '|--:|---|---|---|' : '|--:|---|---|',
       ...rows.map(
         (row) =>
-          `| ${row.line} | ${row.email ? markdownText(row.email) : '—'} | ${row.state} | ${markdownText(cut(row.message, MAX_MESSAGE_CHARS))} |`,
+          `| ${row.line} |${email(row)} ${row.state} | ${markdownText(cut(row.message, MAX_MESSAGE_CHARS))} |`,
       ),
       '',
     );
+    if (!privacy.emails) {
+      lines.push(
+        '_Signatory emails are left out: a job summary is public on a public repository. The results file has them; `--summary-emails` shows them here._',
+        '',
+      );
+    }
     if (problemCount > rows.length) {
       lines.push(
         `… and ${problemCount - rows.length} more${report.resultsFile ? ' in the results file' : ' in the results'}.`,
@@ -267,6 +287,7 @@ export function publishBatchReport(
   env: Env,
   /** The run's redaction (Context.redact): applied to the report before anything is escaped. */
   redactText: (text: string) => string,
+  privacy: SummaryPrivacy = { emails: false },
 ): void {
   // Markdown escaping (`tok\_live\_…`) would hide the token from any later redaction and from
   // the runner's own masker: every string of the report is redacted first.
@@ -282,7 +303,7 @@ export function publishBatchReport(
       });
     }
   };
-  append(files.stepSummary, '$GITHUB_STEP_SUMMARY', batchSummaryMarkdown(report));
+  append(files.stepSummary, '$GITHUB_STEP_SUMMARY', batchSummaryMarkdown(report, privacy));
   append(files.output, '$GITHUB_OUTPUT', formatOutputs(batchOutputs(report)));
 }
 

@@ -44,13 +44,28 @@ function findOption(node: CommandTree, root: CommandTree, flag: string): TreeOpt
   );
 }
 
+/**
+ * A word a shell may put on the command line as it is: letters, digits and `_ . -`, starting with a
+ * letter, a digit or `_` (a field's `name=` may end with `=`). bash inserts what completion offers
+ * unquoted, and a field or profile name from a file (`$(id)`, `` `id` ``, `a;id`) would run when
+ * Enter is pressed; such a name is left out (typed by hand, quoted, it works as ever).
+ */
+const PLAIN_WORD = /^[\p{L}\p{N}_][\p{L}\p{N}_.-]*=?$/u;
+
+/** Whether completion may offer `value` (the command tree's own words, and values read from files). */
+function offerable(value: string): boolean {
+  return PLAIN_WORD.test(value);
+}
+
 function valuesFor(
   complete: CompleteWith | undefined,
   lookup: ValueLookup,
   line: CompletionLine,
 ): Completion {
   if (complete === 'file') return { words: [], files: true };
-  if (typeof complete === 'string') return { words: [...lookup(complete, line)], files: false };
+  if (typeof complete === 'string') {
+    return { words: lookup(complete, line).filter((word) => offerable(word.value)), files: false };
+  }
   return { words: (complete ?? []).map((value) => ({ value })), files: false };
 }
 
@@ -137,7 +152,7 @@ function helpWords(root: CommandTree, before: readonly string[]): Completion {
   for (const word of before.slice(before.indexOf('help') + 1)) {
     target = target.subcommands.find((c) => c.name === word) ?? target;
   }
-  const topics = target === root ? ['environment', 'exit-codes'] : [];
+  const topics = target === root ? ['environment', 'exit-codes', 'accessibility'] : [];
   return {
     words: [
       ...target.subcommands

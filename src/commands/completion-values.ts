@@ -3,7 +3,7 @@
 // declares there (for `--set`). A new source is a name in ValueSourceName (command-types.ts), a
 // completer here, and the option in src/cli.ts that says it completes from it.
 import type { ValueSourceName } from '../command-types.js';
-import { configDir } from '../config/paths.js';
+import { configDir, configFilePath } from '../config/paths.js';
 import { resolveProfileName } from '../config/settings.js';
 import { readConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
@@ -34,7 +34,9 @@ function templateNames(line: CompletionLine, ctx: Context): Candidate[] {
 
 function namesInForce(line: CompletionLine, ctx: Context): TemplateNames {
   const project = ctx.cwd === undefined ? undefined : loadProjectFile(ctx.cwd, ctx.env);
-  const profile = resolveProfileName({ profile: line.flag('--profile') }, ctx.env, project);
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  const stored = { profile: readConfigFile(dir).default_profile, configPath: configFilePath(dir) };
+  const profile = resolveProfileName({ profile: line.flag('--profile') }, ctx.env, project, stored);
   return templateNamesFor(project, profile.value);
 }
 

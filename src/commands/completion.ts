@@ -64,25 +64,24 @@ complete -F _esign esign
 const ZSH = `#compdef esign
 # zsh completion for esign
 _esign() {
-  local out directive line value description
-  local -a values descriptions open_values open_descriptions
+  local out directive line value
+  local -a described open_described
   out=$(esign __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
   for line in "\${(@f)out}"; do
     case "$line" in
       :*) directive="\${line#:}" ;;
       "") ;;
-      *) value="\${line%%$'\\t'*}" description=$line
-         [[ $line == *$'\\t'* ]] && description="$value  -- \${line#*$'\\t'}"
-         if [[ $value == *= ]]; then
-           open_values+=("$value") open_descriptions+=("$description")
-         else
-           values+=("$value") descriptions+=("$description")
-         fi ;;
+      *) value="\${line%%$'\\t'*}"
+         # _describe reads "value:description": a colon in the value is escaped
+         line="\${value//:/\\\\:}\${line#"$value"}"
+         line="\${line/$'\\t'/:}"
+         if [[ $value == *= ]]; then open_described+=("$line"); else described+=("$line"); fi ;;
     esac
   done
-  (( \${#values} )) && compadd -l -d descriptions -- "\${values[@]}"
+  # _describe lines up the descriptions in a column, as zsh does for its own commands
+  (( \${#described} )) && _describe -t values esign described
   # company= (for --set) is followed by its value: no space after it
-  (( \${#open_values} )) && compadd -S '' -l -d open_descriptions -- "\${open_values[@]}"
+  (( \${#open_described} )) && _describe -t fields field open_described -S ''
   if [[ $directive == files ]]; then
     # --data=<Tab>: the files go after the first =
     [[ $PREFIX == --*=* ]] && compset -P 1 '*='

@@ -1,9 +1,11 @@
-// esign config get|set|unset|list: per-profile settings. The token is not one of them: it is a
+// esign config get|set|unset|list: per-profile settings (base_url), and the person's preferences
+// kept for every profile (accessible, token_age_reminder). The token is not one of them: it is a
 // secret, stored only by `esign login`.
 import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { profileToChange, storedProfileToChange } from '../config/connect.js';
 import { configDir } from '../config/paths.js';
+import { PREFERENCE_KEYS, type PreferenceKey, preferenceValue } from '../config/preferences.js';
 import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.js';
 import {
   ensureProfile,
@@ -16,9 +18,15 @@ import {
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
+import { didYouMean } from '../text/suggest.js';
 
-export const KEYS = ['base_url'] as const;
+const PROFILE_KEYS = ['base_url'] as const;
+type ProfileKey = (typeof PROFILE_KEYS)[number];
+/** Every key `esign config` knows: a profile's settings, then the preferences kept for every profile. */
+export const KEYS = [...PROFILE_KEYS, ...PREFERENCE_KEYS] as const;
 type Key = (typeof KEYS)[number];
+
+const isPreference = (key: Key): key is PreferenceKey => (PREFERENCE_KEYS as readonly string[]).includes(key);
 
 function checkKey(key: string): Key {
   if ((KEYS as readonly string[]).includes(key)) return key as Key;
@@ -27,8 +35,13 @@ function checkKey(key: string): Key {
       hint: 'Run `esign login` (or `esign login --with-token` in scripts); tokens never go on the command line.',
     });
   }
-  throw new UsageError(`Unknown setting '${key}'.`, { hint: `Settings: ${KEYS.join(', ')}.` });
+  throw new UsageError(`Unknown setting '${key}'.${didYouMean(key, [...KEYS])}`, {
+    hint: `Settings: ${KEYS.join(', ')}.`,
+  });
 }
+
+/** What a preference says, as `config get` and `config list` print it. */
+const preferenceText = (value: boolean | undefined) => (value === undefined ? '' : String(value));
 
 const KeyOption = z.object({ ...globalOptions, key: z.string() });
 type KeyOption = z.infer<typeof KeyOption>;
@@ -52,9 +65,10 @@ export const get: CommandModule<KeyOption> = {
   options: KeyOption,
   async run(options, ctx) {
     const key = checkKey(options.key);
+    if (isPreference(key)) return getPreference(key, ctx);
     const { profile, dir } = target(options, ctx);
     warnIfReadableByOthers(dir, ctx);
-    const stored = getProfile(readConfigFile(dir), profile)?.[key];
+    const stored = getProfile(readConfigFile(dir), profile)?.[key satisfies ProfileKey];
     if (stored === undefined) {
       ctx.stderr.write(`${key} is not set for profile '${profile}'.\n`);
       return ExitCode.internal;
@@ -70,6 +84,7 @@ export const set: CommandModule<z.infer<typeof SetOptions>> = {
   options: SetOptions,
   async run(options, ctx) {
     const key = checkKey(options.key);
+    if (isPreference(key)) return setPreference(key, options.value, ctx);
     const { profile, dir } = target(options, ctx, true);
     const normalized = normalizeBaseUrl(options.value, `base_url '${options.value}'`);
     await updateConfigFile(dir, (config) => {
@@ -86,6 +101,7 @@ export const unset: CommandModule<KeyOption> = {
   options: KeyOption,
   async run(options, ctx) {
     const key = checkKey(options.key);
+    if (isPreference(key)) return unsetPreference(key, ctx);
     const { profile, dir } = target(options, ctx);
     if (getProfile(readConfigFile(dir), profile)?.[key] === undefined) {
       ctx.stderr.write(`${key} was not set for profile '${profile}'.\n`);
@@ -113,13 +129,55 @@ export const list: CommandModule<GlobalOptions> = {
       base_url: entry.base_url ?? null,
       token: entry.token ? maskToken(entry.token) : null,
       profiles: Object.keys(config.profiles ?? {}),
+      accessible: config.accessible ?? null,
+      token_age_reminder: config.token_age_reminder ?? null,
     };
     if (options.json) ctx.stdout.write(`${JSON.stringify(listing)}\n`);
     else {
       ctx.stdout.write(
-        `profile=${listing.profile}\nbase_url=${listing.base_url ?? ''}\ntoken=${listing.token ?? ''}\nprofiles=${listing.profiles.join(',')}\n`,
+        `profile=${listing.profile}\nbase_url=${listing.base_url ?? ''}\ntoken=${listing.token ?? ''}\nprofiles=${listing.profiles.join(',')}\n` +
+          `accessible=${preferenceText(config.accessible)}\ntoken_age_reminder=${preferenceText(config.token_age_reminder)}\n`,
       );
     }
     return ExitCode.ok;
   },
 };
+
+/** `config get <preference>`: true or false on stdout; exit 1 when it is not set. */
+function getPreference(key: PreferenceKey, ctx: Context): number {
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  const value = readConfigFile(dir)[key];
+  if (value === undefined) {
+    ctx.stderr.write(`${key} is not set (it applies to every profile).\n`);
+    return ExitCode.internal;
+  }
+  ctx.stdout.write(`${value}\n`);
+  return ExitCode.ok;
+}
+
+async function setPreference(key: PreferenceKey, text: string, ctx: Context): Promise<number> {
+  const value = preferenceValue(text);
+  if (value === undefined) {
+    throw new UsageError(`${key}: '${text}' is not true or false.`, {
+      hint: `Give true or false (on/off, yes/no and 1/0 work too), e.g. esign config set ${key} true.`,
+    });
+  }
+  await updateConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir), (config) => {
+    config[key] = value;
+  });
+  ctx.stderr.write(`Set ${key} to ${value} (for every profile).\n`);
+  return ExitCode.ok;
+}
+
+async function unsetPreference(key: PreferenceKey, ctx: Context): Promise<number> {
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  if (readConfigFile(dir)[key] === undefined) {
+    ctx.stderr.write(`${key} was not set.\n`);
+    return ExitCode.ok;
+  }
+  await updateConfigFile(dir, (config) => {
+    delete config[key];
+  });
+  ctx.stderr.write(`Removed ${key} (its default applies again).\n`);
+  return ExitCode.ok;
+}

@@ -1,11 +1,13 @@
 // esign init: a project file (.esign.json, in the current folder) naming the sandbox's templates
-// with their fields, read from the sandbox the active profile points at. Nothing is created on the
-// server. An existing file is kept unless --force; `esign templates set` changes one template.
+// with their fields, read from the sandbox the active profile points at: at the top level for the
+// profile `default`, else under profiles.<profile> (sandbox ids are not production's). Nothing is
+// created on the server. An existing file is kept unless --force; `esign templates set` changes
+// one template.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { loadSettings } from '../config/connect.js';
-import { requireBaseUrl, requireToken } from '../config/settings.js';
+import { loadSettings, obtainToken } from '../config/connect.js';
+import { DEFAULT_PROFILE, requireBaseUrl } from '../config/settings.js';
 import type { Context } from '../context.js';
 import {
   ApiRejectedError,
@@ -15,11 +17,12 @@ import {
   UsageError,
 } from '../errors.js';
 import { connectionOf, globalOptions } from '../options.js';
-import { PROJECT_FILE_NAME } from '../project/project-file.js';
+import { PROJECT_FILE_NAME, type ProjectFile, parseProjectFile } from '../project/project-file.js';
 import { entriesFromSandbox, SandboxTemplates, sandboxTemplatesUrl } from '../project/sandbox-templates.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { newProjectText, writeFileAtomic } from '../project/write-project.js';
 import { parseJsonText } from '../text/json.js';
+import { shellQuote } from '../text/shell.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 export const options = z.object({ ...globalOptions, force: z.optional(z.boolean()) });
@@ -33,15 +36,32 @@ export async function run(flags: InitOptions, ctx: Context): Promise<number> {
       hint: 'Add --force to replace it, or change one template with `esign templates set <name> <id>`.',
     });
   }
+  const baseUrl = requireBaseUrl(settings);
   const listing = await fetchSandboxTemplates(
-    requireBaseUrl(settings),
-    requireToken(settings),
+    baseUrl,
+    await obtainToken(settings, ctx),
     settings.timeoutMs.value,
     ctx,
   );
-  const entries = entriesFromSandbox(listing);
+  const { entries, unchecked } = entriesFromSandbox(listing);
+  const profile = settings.profile.value;
+  // The sandbox's ids under the profile they belong to: top-level names are the production ids
+  // every profile gets, and sandbox ids there would be sent to production without a word.
+  const content: ProjectFile =
+    profile === DEFAULT_PROFILE
+      ? { templates: entries }
+      : { profiles: { [profile]: { templates: entries } } };
+  const text =
+    profile === DEFAULT_PROFILE ? newProjectText(entries) : `${JSON.stringify(content, null, 2)}\n`;
+  // What is written is read back as every command reads it: a file esign would refuse is never written.
+  parseProjectFile(text, target);
+  for (const template of unchecked) {
+    ctx.stderr.write(
+      `warning: template '${template.name}' (${template.id}) has a merge tag that cannot be a declared field: '${escapeControl(template.tag)}' ${template.problem}. It is written as its id alone, so its merge data is not checked.\n`,
+    );
+  }
   try {
-    writeFileAtomic(target, newProjectText(entries), !flags.force);
+    writeFileAtomic(target, text, !flags.force);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
@@ -50,18 +70,18 @@ export async function run(flags: InitOptions, ctx: Context): Promise<number> {
         : `Cannot write ${target}: ${(error as Error).message}.`,
     );
   }
-  const listed = listTemplates(
-    templateNamesFor({ path: target, content: { templates: entries } }, settings.profile.value),
-  );
+  const listed = listTemplates(templateNamesFor({ path: target, content }, profile));
   if (flags.json) {
     ctx.stdout.write(
       `${JSON.stringify({ project_file: target, organisation: listing.organisation, entries: listed })}\n`,
     );
     return ExitCode.ok;
   }
-  const width = Math.max(0, ...listed.map((entry) => entry.name.length));
+  let width = 0;
+  for (const entry of listed) width = Math.max(width, entry.name.length);
+  const where = profile === DEFAULT_PROFILE ? '' : ` under profiles.${profile}`;
   ctx.stdout.write(
-    `Wrote ${target}: ${listed.length} ${listed.length === 1 ? 'template' : 'templates'} of ${escapeControl(listing.organisation)}\n` +
+    `Wrote ${target}: ${listed.length} ${listed.length === 1 ? 'template' : 'templates'} of ${escapeControl(listing.organisation)}${where}\n` +
       listed
         .map(
           (entry) =>
@@ -69,10 +89,19 @@ export async function run(flags: InitOptions, ctx: Context): Promise<number> {
         )
         .join(''),
   );
-  ctx.stderr.write(
-    'Every field is optional until you mark it required, e.g.\n' +
-      `  esign templates set ${listed[0]?.name ?? '<name>'} --required ${listed[0]?.fields[0]?.name ?? '<field>'}\n`,
-  );
+  const example = listed.find((entry) => entry.fields.length > 0);
+  if (example) {
+    const inProfile = profile === DEFAULT_PROFILE ? '' : ` --in-profile ${profile}`;
+    ctx.stderr.write(
+      'Every field is optional until you mark it required, e.g.\n' +
+        `  esign templates set ${example.name} --required ${shellQuote(example.fields[0]?.name ?? '')}${inProfile}\n`,
+    );
+  }
+  if (profile !== DEFAULT_PROFILE && settings.profile.source !== `config ${settings.configPath}`) {
+    ctx.stderr.write(
+      `note: these names are in force for profile '${profile}': use --profile ${profile}, or make it your default with \`esign profile use ${profile}\`.\n`,
+    );
+  }
   return ExitCode.ok;
 }
 

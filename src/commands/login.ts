@@ -3,11 +3,18 @@ import * as z from 'zod/mini';
 import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
 import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.js';
-import { ensureProfile, getProfile, readConfigFile, updateConfigFile } from '../config/store.js';
+import {
+  type ConfigFile,
+  ensureProfile,
+  getProfile,
+  readConfigFile,
+  updateConfigFile,
+} from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { drawable, themeFor } from '../io/theme.js';
 import { connectionOf, globalOptions } from '../options.js';
+import { escapeControl } from '../text/terminal-text.js';
 
 const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
 
@@ -44,6 +51,8 @@ export function replacedNotice(profile: string, before: string, after: string): 
 export const options = z.object({
   ...globalOptions,
   withToken: z.optional(z.boolean()),
+  /** A command that prints the token, stored instead of a token (src/config/token-command.ts). */
+  tokenCommand: z.optional(z.string()),
   /** A hidden flag, there only to explain why a token is never taken as one. */
   token: z.optional(z.union([z.string(), z.boolean()])),
 });
@@ -76,32 +85,58 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
   const baseUrl = options.baseUrl === undefined ? undefined : normalizeBaseUrl(options.baseUrl, '--base-url');
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
   readConfigFile(dir); // a broken config file is reported before the user types a secret
+  if (options.tokenCommand !== undefined) return storeTokenCommand(options, { profile, baseUrl, dir }, ctx);
 
   const token = checkToken(await readToken(options, ctx, profile));
   ctx.addSecret(token);
 
   let replaced: string | undefined;
+  let commandReplaced: string | undefined;
   const config = await updateConfigFile(dir, (config) => {
     const entry = ensureProfile(config, profile);
     replaced = entry.token;
+    commandReplaced = entry.token_command;
     entry.token = token;
+    // When it was stored, for its age in `esign status` and the reminder to rotate it.
+    entry.token_stored_at = ctx.now().toISOString();
+    // A profile holds a token or a token command, never both.
+    delete entry.token_command;
     if (baseUrl) entry.base_url = baseUrl;
   });
   if (replaced) ctx.addSecret(replaced);
 
-  const c = themeFor(ctx.terminal, 'stderr');
-  const mark = ctx.terminal.stderrIsTTY ? `${c.green(drawable(ctx.terminal, '✓'))} ` : '';
   ctx.stderr.write(
-    `${mark}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
+    `${doneMark(ctx)}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
   );
   if (replaced !== undefined) ctx.stderr.write(`${replacedNotice(profile, replaced, token)}\n`);
+  if (commandReplaced !== undefined) {
+    ctx.stderr.write(
+      `note: this replaced the token command of profile '${profile}' (${escapeControl(commandReplaced)}).\n`,
+    );
+  }
   // The API has one call, and it creates an envelope: there is nothing to check a token with that
   // creates nothing, so login says plainly that it did not check it.
   ctx.stderr.write(
     `note: the token was not checked (the API has no call that checks a token without creating something); the first command that sends will say if it is refused (exit 3).\n`,
   );
+  afterStoring(profile, { baseUrl, config }, ctx);
+  return ExitCode.ok;
+}
+
+/** `✓ ` in green before what was stored, at a terminal; in accessible mode it goes (io/terminal.ts): the words say it. */
+function doneMark(ctx: Context): string {
+  const check = drawable(ctx.terminal, '✓ ').trim();
+  return ctx.terminal.stderrIsTTY && check ? `${themeFor(ctx.terminal, 'stderr').green(check)} ` : '';
+}
+
+/** What every login says after storing: the base URL, what is still missing, what overrides it. */
+function afterStoring(
+  profile: string,
+  { baseUrl, config }: { baseUrl: string | undefined; config: ConfigFile },
+  ctx: Context,
+): void {
   if (baseUrl) {
-    ctx.stderr.write(`${mark}Base URL for profile '${profile}': ${baseUrl}\n`);
+    ctx.stderr.write(`${doneMark(ctx)}Base URL for profile '${profile}': ${baseUrl}\n`);
     const warning = baseUrlWarning(baseUrl);
     if (warning) ctx.stderr.write(`warning: ${warning}\n`);
   }
@@ -110,10 +145,56 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
       `hint: no base URL is set yet: esign config set base_url https://…/api/v1${profile === 'default' ? '' : ` --profile ${profile}`}\n`,
     );
   }
-  if (ctx.env.ESIGN_TOKEN) {
+  for (const variable of ['ESIGN_TOKEN', 'ESIGN_TOKEN_COMMAND']) {
+    if (ctx.env[variable]?.trim()) {
+      ctx.stderr.write(
+        `note: ${variable} is set in this environment and takes precedence over what is stored.\n`,
+      );
+    }
+  }
+}
+
+/**
+ * `esign login --token-command '<command>'`: the profile names a command that prints the token,
+ * instead of holding the token. Nothing is run now (it may ask for a password or a fingerprint); the
+ * first command that needs the token runs it.
+ */
+async function storeTokenCommand(
+  options: LoginOptions,
+  target: { profile: string; baseUrl: string | undefined; dir: string },
+  ctx: Context,
+): Promise<number> {
+  const command = options.tokenCommand?.trim() ?? '';
+  if (options.withToken) {
+    throw new UsageError('--token-command and --with-token do not go together; nothing was stored.', {
+      hint: 'Store a token (--with-token) or the command that prints it (--token-command), not both.',
+    });
+  }
+  if (command === '' || /[\r\n]/.test(command)) {
+    throw new UsageError('--token-command needs a command on one line; nothing was stored.', {
+      hint: "For example: esign login --token-command 'op read op://Private/esign/token'",
+    });
+  }
+  const { profile, baseUrl, dir } = target;
+  let replaced: string | undefined;
+  const config = await updateConfigFile(dir, (config) => {
+    const entry = ensureProfile(config, profile);
+    replaced = entry.token;
+    entry.token_command = command;
+    delete entry.token;
+    delete entry.token_stored_at;
+    if (baseUrl) entry.base_url = baseUrl;
+  });
+  if (replaced) ctx.addSecret(replaced);
+  ctx.stderr.write(
+    `Token command stored for profile '${profile}' in ${configFilePath(dir)}: ${escapeControl(command)}\n` +
+      'note: it was not run now; a command that needs the token runs it (and once more after a 401) and reads the first line it prints. The token is never stored.\n',
+  );
+  if (replaced !== undefined) {
     ctx.stderr.write(
-      'note: ESIGN_TOKEN is set in this environment and takes precedence over the stored token.\n',
+      `note: this removed the token stored before for profile '${profile}' (${maskToken(replaced)}).\n`,
     );
   }
+  afterStoring(profile, { baseUrl, config }, ctx);
   return ExitCode.ok;
 }

@@ -13,21 +13,30 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
   const profile = profileToForget(options, ctx);
   if (profile === undefined) return ExitCode.ok;
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-  if (getProfile(readConfigFile(dir), profile)?.token === undefined) {
+  const stored = getProfile(readConfigFile(dir), profile);
+  if (stored?.token === undefined && stored?.token_command === undefined) {
     ctx.stderr.write(`No token is stored for profile '${profile}'; nothing to do.\n`);
   } else {
     await updateConfigFile(dir, (config) => {
       const entry = getProfile(config, profile);
-      if (entry) delete entry.token;
+      if (entry) {
+        delete entry.token;
+        delete entry.token_stored_at;
+        delete entry.token_command;
+      }
       pruneProfile(config, profile);
     });
-    ctx.stderr.write(`Removed the token of profile '${profile}' from ${configFilePath(dir)}.\n`);
+    const what = stored.token === undefined ? 'token command' : 'token';
+    ctx.stderr.write(`Removed the ${what} of profile '${profile}' from ${configFilePath(dir)}.\n`);
     ctx.stderr.write(
       'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n',
     );
   }
-  if (ctx.env.ESIGN_TOKEN)
-    ctx.stderr.write('note: ESIGN_TOKEN is still set in this environment and will be used.\n');
+  for (const variable of ['ESIGN_TOKEN', 'ESIGN_TOKEN_COMMAND']) {
+    if (ctx.env[variable]?.trim()) {
+      ctx.stderr.write(`note: ${variable} is still set in this environment and will be used.\n`);
+    }
+  }
   return ExitCode.ok;
 }
 

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
-import { maskToken } from '../config/settings.js';
+import { DEFAULT_PROFILE, maskToken } from '../config/settings.js';
 import {
   deleteProfile,
   getProfile,
@@ -16,6 +16,7 @@ import {
 import { ExitCode, UsageError } from '../errors.js';
 import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
 import { didYouMean } from '../text/suggest.js';
+import { escapeControl } from '../text/terminal-text.js';
 
 /** `esign profile list`: every stored profile, its base URL and token (masked); the active one marked. */
 export const list: CommandModule<GlobalOptions> = {
@@ -32,6 +33,7 @@ export const list: CommandModule<GlobalOptions> = {
         active: name === active,
         base_url: entry.base_url ?? null,
         token: entry.token ? maskToken(entry.token) : null,
+        token_command: entry.token_command ?? null,
       };
     });
     if (options.json) {
@@ -44,7 +46,11 @@ export const list: CommandModule<GlobalOptions> = {
     }
     const width = Math.max(...profiles.map((profile) => profile.name.length));
     for (const profile of profiles) {
-      const token = profile.token ? `token ${profile.token}` : 'no token';
+      const token = profile.token
+        ? `token ${profile.token}`
+        : profile.token_command
+          ? `token command ${escapeControl(profile.token_command)}`
+          : 'no token';
       ctx.stdout.write(
         `${profile.active ? '*' : ' '} ${profile.name.padEnd(width)}  ${profile.base_url ?? '(no base URL)'}  ${token}\n`,
       );
@@ -53,6 +59,7 @@ export const list: CommandModule<GlobalOptions> = {
   },
 };
 
+/** The options of the commands that name a stored profile (delete, use). */
 const DeleteOptions = z.object({ ...globalOptions, name: z.string() });
 
 /** `esign profile delete <name>`: the profile and all it holds; exit 2 when there is no such profile. */
@@ -62,15 +69,18 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
     const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
     const path = configFilePath(dir);
     const known = profileNames(readConfigFile(dir));
-    if (!known.includes(options.name)) throw noSuchProfile(options.name, known, path);
+    const missing = { known, path, unchanged: 'nothing was deleted' };
+    if (!known.includes(options.name)) throw noSuchProfile(options.name, missing);
     let token: string | undefined;
     let deleted = false;
     await updateConfigFile(dir, (config) => {
       token = getProfile(config, options.name)?.token;
       deleted = deleteProfile(config, options.name);
+      // The default `esign profile use` chose goes with it.
+      if (deleted && config.default_profile === options.name) delete config.default_profile;
     });
     // Another esign may have deleted it between the read and the lock.
-    if (!deleted) throw noSuchProfile(options.name, known, path);
+    if (!deleted) throw noSuchProfile(options.name, missing);
     if (token) ctx.addSecret(token);
     ctx.stderr.write(`Deleted profile '${options.name}' (its base URL and token) from ${path}.\n`);
     if (token) {
@@ -82,11 +92,43 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
   },
 };
 
-function noSuchProfile(name: string, known: string[], path: string): UsageError {
-  return new UsageError(`Profile '${name}' does not exist; nothing was deleted.${didYouMean(name, known)}`, {
+/**
+ * `esign profile use <name>`: the stored profile commands use when neither --profile, ESIGN_PROFILE
+ * nor the project file names one (`default_profile` in the config file). `default` goes back to
+ * the profile named default.
+ */
+export const use: CommandModule<z.infer<typeof DeleteOptions>> = {
+  options: DeleteOptions,
+  async run(options, ctx) {
+    const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+    const path = configFilePath(dir);
+    const known = profileNames(readConfigFile(dir));
+    const back = options.name === DEFAULT_PROFILE;
+    if (!back && !known.includes(options.name)) {
+      throw noSuchProfile(options.name, { known, path, unchanged: 'the default is unchanged' });
+    }
+    await updateConfigFile(dir, (config) => {
+      if (back) delete config.default_profile;
+      else config.default_profile = options.name;
+    });
+    ctx.stderr.write(
+      `Commands now use profile '${options.name}' unless --profile, ESIGN_PROFILE or a project file's "profile" names another${back ? '' : ` (\`esign profile use ${DEFAULT_PROFILE}\` goes back)`}.\n`,
+    );
+    const over = ctx.env.ESIGN_PROFILE ? `ESIGN_PROFILE (${ctx.env.ESIGN_PROFILE})` : undefined;
+    if (over) ctx.stderr.write(`note: ${over} is set in this environment and wins over it.\n`);
+    return ExitCode.ok;
+  },
+};
+
+/** A profile that is not stored; `unchanged` says what that left as it was. */
+function noSuchProfile(
+  name: string,
+  { known, path, unchanged }: { known: string[]; path: string; unchanged: string },
+): UsageError {
+  return new UsageError(`Profile '${name}' does not exist; ${unchanged}.${didYouMean(name, known)}`, {
     hint:
       known.length === 0
-        ? `No profiles are stored in ${path}.`
+        ? `No profiles are stored in ${path}; \`esign login --profile ${name}\` creates one.`
         : `Profiles in ${path}: ${[...known].sort().join(', ')}. See them with \`esign profile list\`.`,
   });
 }

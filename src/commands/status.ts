@@ -2,12 +2,14 @@
 import { existsSync } from 'node:fs';
 import type * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
-import { describeSource, maskToken, type Settings } from '../config/settings.js';
+import { describeSource, maskToken, otherProfilesHint, type Settings } from '../config/settings.js';
+import { ageText, ROTATE_AFTER_DAYS, tokenAgeDays } from '../config/token-age.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
 import { connectionOf, GlobalOptions } from '../options.js';
 import { templateNamesFor } from '../project/templates.js';
+import { escapeControl } from '../text/terminal-text.js';
 
 export const options = GlobalOptions;
 
@@ -15,8 +17,9 @@ export const options = GlobalOptions;
  * What `--json` prints, and what `esign mcp`'s get_status returns: the profile, base URL, where the
  * token comes from (masked, never the token itself) and the files in force.
  */
-export function statusReport(settings: Settings) {
+export function statusReport(settings: Settings, now: Date = new Date()) {
   const token = settings.token.value;
+  const storedAt = settings.tokenStoredAt;
   return {
     profile: { value: settings.profile.value, source: settings.profile.source },
     base_url: { value: settings.baseUrl.value ?? null, source: settings.baseUrl.source },
@@ -24,6 +27,10 @@ export function statusReport(settings: Settings) {
       value: token ? maskToken(token) : null,
       source: settings.token.source,
       overrides_profile: settings.tokenOverridesProfile,
+      // Where the token comes from when a command prints it: the command is named, never run here.
+      command: settings.tokenCommand?.command ?? null,
+      stored_at: storedAt ?? null,
+      age_days: storedAt === undefined ? null : (tokenAgeDays(storedAt, now) ?? null),
     },
     timeout_seconds: { value: settings.timeoutMs.value / 1000, source: settings.timeoutMs.source },
     config_file: { path: settings.configPath, exists: existsSync(settings.configPath) },
@@ -34,7 +41,8 @@ export function statusReport(settings: Settings) {
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
   const settings = loadSettings(connectionOf(options), ctx);
   const token = settings.token.value;
-  const report = statusReport(settings);
+  const report = statusReport(settings, ctx.now());
+  const hasToken = token !== undefined || settings.tokenCommand !== undefined;
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
@@ -50,18 +58,38 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
         ) +
         row(
           'Token',
-          token ? maskToken(token) : c.yellow('none'),
-          token
-            ? `${describeSource(settings.token.source)}${settings.tokenOverridesProfile ? ', overriding the stored token' : ''}`
-            : undefined,
+          tokenText(settings, c.yellow('none')),
+          tokenSourceText(settings, report.token.age_days),
         ) +
         row('Timeout', `${settings.timeoutMs.value / 1000} s`, describeSource(settings.timeoutMs.source)) +
         row('Config file', settings.configPath, report.config_file.exists ? undefined : 'not created yet') +
         projectRows(report.project_file, row),
     );
-    if (!token) ctx.stderr.write('hint: run `esign login`, or set ESIGN_TOKEN.\n');
+    if (!hasToken) {
+      ctx.stderr.write(`hint: ${otherProfilesHint(settings) ?? 'run `esign login`, or set ESIGN_TOKEN.'}\n`);
+    }
   }
-  return token ? ExitCode.ok : ExitCode.unauthenticated;
+  return hasToken ? ExitCode.ok : ExitCode.unauthenticated;
+}
+
+/** The token masked, or the command that prints it (not run: it may ask for a password). */
+function tokenText(settings: Settings, none: string): string {
+  if (settings.token.value) return maskToken(settings.token.value);
+  if (settings.tokenCommand) return `from a command: ${escapeControl(settings.tokenCommand.command)}`;
+  return none;
+}
+
+/** Where the token comes from, whether it overrides a stored one, and how old a stored one is. */
+function tokenSourceText(settings: Settings, ageDays: number | null): string | undefined {
+  if (!settings.token.value && !settings.tokenCommand) return undefined;
+  const parts = [describeSource(settings.token.source)];
+  if (settings.tokenCommand) parts.push('run when a command needs the token, not by status');
+  if (settings.tokenOverridesProfile) parts.push('overriding what the profile stores');
+  if (ageDays !== null) {
+    const due = ageDays >= ROTATE_AFTER_DAYS ? `; rotate it: ${ROTATE_AFTER_DAYS} days or more` : '';
+    parts.push(`stored ${ageText(ageDays)}${due}`);
+  }
+  return parts.join(', ');
 }
 
 type ProjectReport = ReturnType<typeof projectReport>;

@@ -23,6 +23,7 @@ import {
 } from '../project/template-entry.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { changeFileLocked, updatedEntry, withTemplateEntry } from '../project/write-project.js';
+import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 export const options = z.object({
@@ -40,7 +41,7 @@ type SetOptions = z.infer<typeof options>;
 
 export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   const badName = templateNameProblem(flags.name);
-  if (badName) throw new UsageError(`<name> '${flags.name}' ${badName}.`);
+  if (badName) throw new UsageError(`'${escapeControl(flags.name)}' ${badName}.`);
   // A name no profile can have would be written under profiles and never read.
   if (flags.inProfile !== undefined && !isProfileName(flags.inProfile)) {
     throw new UsageError(`--in-profile: '${escapeControl(flags.inProfile)}' is not a valid profile name.`, {
@@ -68,6 +69,7 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
       const id = idOf(flags, previous);
       const problems: string[] = [];
       const changes = fieldChanges(flags, problems);
+      problems.push(...removalsNotDeclared(flags, previous));
       if (problems.length > 0) {
         throw new UsageError(problems[0] as string, { details: problems.slice(1) });
       }
@@ -96,11 +98,25 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   return ExitCode.ok;
 }
 
+/** Fields --remove-field names that the entry does not declare: a typo ("Updated" would say something was done). */
+function removalsNotDeclared(flags: SetOptions, previous: TemplateEntry | undefined): string[] {
+  const declared = typeof previous === 'object' ? (previous.fields ?? {}) : {};
+  const fields = Object.keys(declared);
+  const listed =
+    fields.length === 0 ? ' It declares no fields.' : ` Its fields: ${fields.map(escapeControl).join(', ')}.`;
+  return flags.removeField
+    .filter((name) => fieldNameProblem(name) === undefined && !Object.hasOwn(declared, name))
+    .map(
+      (name) =>
+        `--remove-field '${escapeControl(name)}': template '${flags.name}' declares no such field, so nothing was changed.${didYouMean(name, fields)}${listed}`,
+    );
+}
+
 function idOf(flags: SetOptions, previous: TemplateEntry | undefined): string {
   if (flags.id !== undefined) {
     if (!ULID_PATTERN.test(flags.id)) {
       throw new UsageError(
-        `<id> '${flags.id}' is not a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E).`,
+        `'${escapeControl(flags.id)}' is not a template id (a ULID: 26 characters like 01JD7X4ZQ8G1N6RVS0Y2MBKT3E).`,
       );
     }
     return flags.id.toUpperCase();

@@ -67,7 +67,9 @@ function chooseProfile(connection: Connection, ctx: Context): Setting<string> {
     profileNamed: connection.profile !== undefined || Boolean(ctx.env.ESIGN_PROFILE),
   });
   for (const warning of lookup.warnings) ctx.stderr.write(`warning: ${warning}\n`);
-  return resolveProfileName(given(connection), ctx.env, lookup.project);
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  const stored = { profile: readConfigFile(dir).default_profile, configPath: configFilePath(dir) };
+  return resolveProfileName(given(connection), ctx.env, lookup.project, stored);
 }
 
 function given(connection: Connection): GlobalFlags {
@@ -75,20 +77,53 @@ function given(connection: Connection): GlobalFlags {
 }
 
 /**
- * Resolves what a request needs (base URL, then token) and builds the client. `verbose`: each
- * setting and where it came from, and each exchange, are traced on stderr.
+ * The token a request carries: ESIGN_TOKEN or the stored one, or what the token command prints (run
+ * now, once: never while settings are only read, as `esign status` does). It is registered as a
+ * secret before anything else happens. No token: the error that says how to log in.
  */
+export async function obtainToken(settings: Settings, ctx: Context): Promise<string> {
+  if (settings.token.value) return settings.token.value;
+  if (!settings.tokenCommand) return requireToken(settings);
+  const { runTokenCommand } = await import('./token-command.js');
+  const token = await runTokenCommand(settings.tokenCommand, {
+    env: ctx.env,
+    platform: ctx.platform,
+    timeoutMs: settings.timeoutMs.value,
+    signal: ctx.signal,
+  });
+  ctx.addSecret(token);
+  return token;
+}
+
+export interface ConnectOptions {
+  /** Each setting and where it came from, and each exchange, traced on stderr. */
+  verbose?: boolean | undefined;
+  connections?: number;
+  /**
+   * Whether a person reads stderr (not --json, -q or CI): then a stored token 90 days old or more
+   * is a reminder to rotate it, at most once a day (src/config/token-age.ts).
+   */
+  remindTokenAge?: boolean | undefined;
+  /** Where the template id comes from, as the API's hints name it (default `--template`). */
+  templateFrom?: string | undefined;
+}
+
+/** Resolves what a request needs (base URL, then token) and builds the client. */
 export async function connect(
   settings: Settings,
   ctx: Context,
-  { verbose = false, connections }: { verbose?: boolean | undefined; connections?: number } = {},
+  { verbose = false, connections, remindTokenAge = false, templateFrom }: ConnectOptions = {},
 ): Promise<ApiClient> {
   const baseUrl = requireBaseUrl(settings);
-  const token = requireToken(settings);
+  const token = await obtainToken(settings, ctx);
   if (settings.tokenOverridesProfile) {
     ctx.stderr.write(
-      `note: using the token from ESIGN_TOKEN; it overrides the token stored in profile '${settings.profile.value}'.\n`,
+      `note: using the token from ${describeSource(settings.token.source)}; it overrides the token stored in profile '${settings.profile.value}'.\n`,
     );
+  }
+  if (remindTokenAge && settings.tokenStoredAt) {
+    const { remindOfTokenAge } = await import('./token-age.js');
+    remindOfTokenAge(settings, ctx);
   }
   const trace = verbose ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
   if (trace) {
@@ -109,5 +144,21 @@ export async function connect(
     now: () => ctx.now(),
     trace,
     ...(connections === undefined ? {} : { connections }),
+    ...(templateFrom === undefined ? {} : { templateFrom }),
+    ...(settings.tokenCommand ? { refreshToken: () => tokenOnceMore(settings, ctx, trace) } : {}),
   });
+}
+
+/** After a 401: the token command run once more; its failure leaves the 401 as the answer. */
+async function tokenOnceMore(
+  settings: Settings,
+  ctx: Context,
+  trace: ((line: string) => void) | undefined,
+): Promise<string | undefined> {
+  try {
+    return await obtainToken(settings, ctx);
+  } catch (error) {
+    trace?.(`  401: running the token command again failed: ${(error as Error).message}`);
+    return undefined;
+  }
 }

@@ -7,13 +7,17 @@ import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { isLoopbackHost } from '../transport/loopback.js';
 import { configDir, configFilePath } from './paths.js';
-import { type ConfigFile, getProfile } from './store.js';
+import { type ConfigFile, getProfile, type Profile } from './store.js';
 
 export type SettingSource =
   | 'flag'
   | `env ${string}`
   | `project ${string}`
   | `profile ${string}`
+  /** The default profile `esign profile use` stored in the config file (its path follows). */
+  | `config ${string}`
+  /** A token a command prints: `command env ESIGN_TOKEN_COMMAND`, `command profile <name>`. */
+  | `command ${string}`
   | 'default'
   | 'none';
 
@@ -28,12 +32,28 @@ export interface GlobalFlags {
   timeout?: string | undefined;
 }
 
+/** A token command: what runs, and where it was named (ESIGN_TOKEN_COMMAND or the profile). */
+export interface TokenCommand {
+  command: string;
+  source: SettingSource;
+}
+
 export interface Settings {
   profile: Setting<string>;
   baseUrl: Setting<string | undefined>;
+  /**
+   * The token, when it is known without running anything (ESIGN_TOKEN, or stored by `esign login`).
+   * A token from a command has the command's source and no value: `obtainToken` runs it.
+   */
   token: Setting<string | undefined>;
-  /** True when ESIGN_TOKEN hides a token stored in the profile. */
+  /** The command that prints the token, when the token comes from one (never run to resolve settings). */
+  tokenCommand: TokenCommand | undefined;
+  /** When `esign login` stored the profile's token (ISO 8601), when the token is that one and esign recorded it. */
+  tokenStoredAt: string | undefined;
+  /** True when ESIGN_TOKEN or ESIGN_TOKEN_COMMAND hides a token (or a token command) stored in the profile. */
   tokenOverridesProfile: boolean;
+  /** The profiles stored in the config file, in its order (named when the active one holds nothing). */
+  storedProfiles: string[];
   timeoutMs: Setting<number>;
   configDir: string;
   configPath: string;
@@ -50,7 +70,7 @@ export interface ResolveOptions {
   profileMustExist?: boolean;
 }
 
-const DEFAULT_PROFILE = 'default';
+export const DEFAULT_PROFILE = 'default';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const PROFILE_NAME_RULE =
@@ -61,10 +81,21 @@ export function isProfileName(name: string): boolean {
   return PROFILE_NAME.test(name);
 }
 
+/** The default profile `esign profile use` stored, and the config file that holds it. */
+export interface StoredDefault {
+  profile: string | undefined;
+  configPath: string;
+}
+
+/**
+ * The profile, highest first: --profile, ESIGN_PROFILE, the project file's `profile`, the default
+ * `esign profile use` stored in the config file, then `default`.
+ */
 export function resolveProfileName(
   flags: GlobalFlags,
   env: Env,
   project?: LoadedProject | undefined,
+  stored?: StoredDefault,
 ): Setting<string> {
   const chosen: Setting<string> =
     flags.profile !== undefined
@@ -73,9 +104,16 @@ export function resolveProfileName(
         ? { value: env.ESIGN_PROFILE, source: 'env ESIGN_PROFILE' }
         : project?.content.profile
           ? { value: project.content.profile, source: `project ${project.path}` }
-          : { value: DEFAULT_PROFILE, source: 'default' };
+          : stored?.profile
+            ? { value: stored.profile, source: `config ${stored.configPath}` }
+            : { value: DEFAULT_PROFILE, source: 'default' };
   if (!isProfileName(chosen.value)) {
-    const where = chosen.source === 'flag' ? '--profile' : 'ESIGN_PROFILE';
+    const where =
+      chosen.source === 'flag'
+        ? '--profile'
+        : chosen.source.startsWith('config ')
+          ? `default_profile in ${chosen.source.slice(7)}`
+          : 'ESIGN_PROFILE';
     throw new UsageError(`${where}: '${chosen.value}' is not a valid profile name.`, {
       hint: PROFILE_NAME_RULE,
     });
@@ -86,6 +124,7 @@ export function resolveProfileName(
 function namedBy(source: SettingSource): string {
   if (source === 'flag') return '--profile';
   if (source.startsWith('env ')) return source.slice(4);
+  if (source.startsWith('config ')) return '`esign profile use`';
   return describeSource(source);
 }
 
@@ -194,11 +233,16 @@ function profileWithProject(
   flags: GlobalFlags,
   env: Env,
   lookup: ProjectLookup,
+  stored: StoredDefault,
 ): { profile: Setting<string>; notices: string[] } {
   const notices = lookup.warnings.map((warning) => `warning: ${warning}`);
   const givenBy = baseUrlGivenBy(flags, env);
   const fileProfile = lookup.project?.content.profile;
-  const profile = resolveProfileName(flags, env, givenBy ? undefined : lookup.project);
+  // A base URL from a flag or the environment is where requests go: no stored profile describes
+  // it, neither the project file's nor the one `esign profile use` chose.
+  const profile = givenBy
+    ? resolveProfileName(flags, env)
+    : resolveProfileName(flags, env, lookup.project, stored);
   if (givenBy && fileProfile !== undefined && profile.source === 'default') {
     notices.push(
       `note: the project file's profile '${fileProfile}' is not used: ${givenBy} gives the base URL, so the profile is '${profile.value}' and so are the template names (name one with --profile or ESIGN_PROFILE).`,
@@ -222,10 +266,11 @@ export function resolveSettings(
           profileNamed: flags.profile !== undefined || Boolean(env.ESIGN_PROFILE),
         });
   const project = lookup.project;
-  const { profile, notices } = profileWithProject(flags, env, lookup);
-  const timeoutMs = parseTimeout(flags, env);
   const dir = configDir(env, ctx.platform, ctx.homedir);
   const config = read(dir);
+  const storedDefault = { profile: config.default_profile, configPath: configFilePath(dir) };
+  const { profile, notices } = profileWithProject(flags, env, lookup, storedDefault);
+  const timeoutMs = parseTimeout(flags, env);
   if (options.profileMustExist !== false) checkProfileExists(profile, config, configFilePath(dir));
   const stored = getProfile(config, profile.value);
   const fromProfile = `profile ${profile.value}` as const;
@@ -242,15 +287,18 @@ export function resolveSettings(
     };
   }
 
-  let token: Setting<string | undefined> = { value: undefined, source: 'none' };
-  if (env.ESIGN_TOKEN) token = { value: env.ESIGN_TOKEN.trim(), source: 'env ESIGN_TOKEN' };
-  else if (stored?.token) token = { value: stored.token, source: fromProfile };
+  const { token, tokenCommand, tokenStoredAt } = resolveToken(env, stored, profile.value);
 
   return {
     profile,
     baseUrl,
     token,
-    tokenOverridesProfile: Boolean(env.ESIGN_TOKEN && stored?.token),
+    tokenCommand,
+    tokenStoredAt,
+    tokenOverridesProfile:
+      Boolean(env.ESIGN_TOKEN || env.ESIGN_TOKEN_COMMAND?.trim()) &&
+      Boolean(stored?.token || stored?.token_command),
+    storedProfiles: Object.keys(config.profiles ?? {}),
     timeoutMs,
     configDir: dir,
     configPath: configFilePath(dir),
@@ -260,20 +308,85 @@ export function resolveSettings(
   };
 }
 
+/**
+ * Where the token comes from, highest first: ESIGN_TOKEN, ESIGN_TOKEN_COMMAND, then the profile's
+ * token command or its stored token (`esign login` keeps one or the other). Nothing is run here.
+ */
+function resolveToken(
+  env: Env,
+  stored: Profile | undefined,
+  profile: string,
+): {
+  token: Setting<string | undefined>;
+  tokenCommand: TokenCommand | undefined;
+  tokenStoredAt: string | undefined;
+} {
+  const fromProfile = `profile ${profile}` as const;
+  const none = { tokenCommand: undefined, tokenStoredAt: undefined };
+  if (env.ESIGN_TOKEN)
+    return { ...none, token: { value: env.ESIGN_TOKEN.trim(), source: 'env ESIGN_TOKEN' } };
+  const command = env.ESIGN_TOKEN_COMMAND?.trim()
+    ? { command: env.ESIGN_TOKEN_COMMAND.trim(), source: 'command env ESIGN_TOKEN_COMMAND' as const }
+    : stored?.token_command?.trim()
+      ? { command: stored.token_command.trim(), source: `command ${fromProfile}` as const }
+      : undefined;
+  if (command) {
+    return {
+      token: { value: undefined, source: command.source },
+      tokenCommand: command,
+      tokenStoredAt: undefined,
+    };
+  }
+  if (stored?.token) {
+    return {
+      token: { value: stored.token, source: fromProfile },
+      tokenCommand: undefined,
+      tokenStoredAt: stored.token_stored_at,
+    };
+  }
+  return { ...none, token: { value: undefined, source: 'none' } };
+}
+
 export function requireBaseUrl(settings: Settings): string {
   if (settings.baseUrl.value) return settings.baseUrl.value;
   throw new MissingSettingError('No API base URL is set.', {
-    hint: `Pass --base-url <url>, set ESIGN_BASE_URL, or store one: esign config set base_url <url>${settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`}. Trying things out? Run \`esign sandbox\`.`,
+    hint:
+      otherProfilesHint(settings) ??
+      `Pass --base-url <url>, set ESIGN_BASE_URL, or store one: esign config set base_url <url>${profileFlagOf(settings)}. Trying things out? Run \`esign sandbox\`.`,
   });
 }
 
+/** The token when it is known without running anything; else the error that says what to do. */
 export function requireToken(settings: Settings): string {
   if (settings.token.value) return settings.token.value;
-  const profileFlag =
-    settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
-  throw new NotAuthenticatedError(`Not logged in: no token for profile '${settings.profile.value}'.`, {
-    hint: `Run \`esign login${profileFlag}\`, or set ESIGN_TOKEN (in CI, from a secret).`,
+  throw notLoggedIn(settings);
+}
+
+/** No token for the active profile: how to log in, or which stored profile to use instead. */
+function notLoggedIn(settings: Settings): NotAuthenticatedError {
+  return new NotAuthenticatedError(`Not logged in: no token for profile '${settings.profile.value}'.`, {
+    hint:
+      otherProfilesHint(settings) ??
+      `Run \`esign login${profileFlagOf(settings)}\`, or set ESIGN_TOKEN (in CI, from a secret).`,
   });
+}
+
+function profileFlagOf(settings: Settings): string {
+  return settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
+}
+
+/**
+ * When the active profile holds nothing (no base URL, no token) and others are stored, the likely
+ * cause is the profile, not a missing login: the stored ones are named, with how to use one.
+ */
+export function otherProfilesHint(settings: Settings): string | undefined {
+  const active = settings.profile.value;
+  const others = settings.storedProfiles.filter((name) => name !== active);
+  const emptyHere = !settings.storedProfiles.includes(active);
+  if (!emptyHere || others.length === 0 || settings.baseUrl.source !== 'none') return undefined;
+  const [first] = others;
+  const listed = others.map((name) => `'${name}'`).join(', ');
+  return `Profile '${active}' is empty; ${others.length === 1 ? 'the stored profile is' : 'the stored profiles are'} ${listed}. Use one with --profile ${first}, or make it the default: esign profile use ${first}.`;
 }
 
 /** The last 4 characters of a token, the rest masked: enough to tell tokens apart, never enough to use one. */
@@ -287,6 +400,10 @@ export function describeSource(source: SettingSource): string {
   if (source === 'default') return 'default';
   if (source === 'none') return 'not set';
   if (source.startsWith('env ')) return `environment variable ${source.slice(4)}`;
+  if (source.startsWith('config '))
+    return `the default chosen with \`esign profile use\`, in ${source.slice(7)}`;
+  if (source.startsWith('command '))
+    return `the token command in ${describeSource(source.slice(8) as SettingSource)}`;
   // A path is text from the file system: escaped, as every file's text is in a message.
   if (source.startsWith('project ')) return `project file ${escapeControl(source.slice(8))}`;
   return `profile '${source.slice(8)}'`;

@@ -19,10 +19,19 @@ import { CONFIG_FILE_NAME, configFilePath } from './paths.js';
 export const Profile = z.looseObject({
   base_url: z.optional(z.string()),
   token: z.optional(z.string()),
+  /** When `esign login` stored the token (ISO 8601), for its age in `status` and the reminder to rotate it. */
+  token_stored_at: z.optional(z.string()),
+  /** A command that prints the token (`esign login --token-command`), run when a command needs it; never with `token`. */
+  token_command: z.optional(z.string()),
 });
 export type Profile = z.infer<typeof Profile>;
 
 export const ConfigFile = z.looseObject({
+  /** The profile `esign profile use` made the default, below --profile, ESIGN_PROFILE and the project file. */
+  default_profile: z.optional(z.string()),
+  /** Preferences of the person, for every profile (src/config/preferences.ts). */
+  accessible: z.optional(z.boolean()),
+  token_age_reminder: z.optional(z.boolean()),
   profiles: z.optional(z.record(z.string(), Profile)),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;

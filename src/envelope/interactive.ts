@@ -1,12 +1,14 @@
 // `esign envelope create` at a terminal with something missing: the person is asked for it (the
-// template from the names in force, the signatory, each required field not given), shown what will
-// be sent, and asked once to confirm. The prompts come from @clack/prompts, loaded with this module,
-// which is loaded only when a prompt is shown. Prompts go to stderr (stdout stays the result).
+// template from the names in force, the signatory, each required field not given), each answer
+// checked at its question with the check its flag gets, then shown what will be sent and asked once
+// to confirm. The prompts come from @clack/prompts, loaded with this module, which is loaded only
+// when a prompt is shown; in accessible mode they are plain numbered questions instead
+// (src/io/plain-prompts.ts), never redrawn. Prompts go to stderr (stdout stays the result).
 import { type Readable, Writable } from 'node:stream';
-import { cancel, confirm, isCancel, note, select, text } from '@clack/prompts';
-import { EMAIL_PATTERN } from '../api/schemas.js';
+import { cancel, confirm, isCancel, note, outro, select, text } from '@clack/prompts';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
+import { PlainPrompter, STOPPED } from '../io/plain-prompts.js';
 import { drawable } from '../io/terminal.js';
 import { escapeControl } from '../text/terminal-text.js';
 
@@ -22,104 +24,136 @@ export interface PromptStreams {
   /** Where the prompts are drawn: the terminal behind stderr. */
   output: Writable;
   signal: AbortSignal;
+  /** Accessible mode: plain numbered questions, never redrawn. */
+  plain?: PlainPrompter | undefined;
+}
+
+/** What each answer is checked with: the check of the flag it stands for. A problem, or undefined. */
+export interface AnswerChecks {
+  template(value: string): string | undefined;
+  name(value: string): string | undefined;
+  email(value: string): string | undefined;
+  field(field: AskedField, value: string): string | undefined;
 }
 
 /** Ctrl-C at a prompt: nothing was sent. Exit 130, as any interrupt. */
 function interrupted(streams: PromptStreams): never {
-  cancel('Nothing was sent.', streams);
+  if (streams.plain) streams.plain.say('Stopped; nothing was sent.');
+  else cancel('Nothing was sent.', streams);
+  streams.plain?.close();
   throw new InterruptedError('Interrupted at a prompt; nothing was sent.');
 }
 
 function answer<T>(value: T, streams: PromptStreams): Exclude<T, symbol> {
-  if (isCancel(value) || streams.signal.aborted) interrupted(streams);
+  if (isCancel(value) || value === STOPPED || streams.signal.aborted) interrupted(streams);
   return value as Exclude<T, symbol>;
 }
 
-/** The template: one of the names in force, or an id typed when there are none. */
-async function askTemplate(names: Readonly<Record<string, string>>, streams: PromptStreams): Promise<string> {
-  const entries = Object.entries(names);
-  if (entries.length === 0) {
-    return answer(
-      await text({
-        ...streams,
-        message: 'Template id (no template names are in force for this profile)',
-        placeholder: '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-        validate: (value) => (value?.trim() ? undefined : 'A template id is needed.'),
-      }),
-      streams,
-    ).trim();
+/** A question answered with text, checked as it is answered. */
+async function askText(
+  question: {
+    message: string;
+    placeholder?: string | undefined;
+    check: (value: string) => string | undefined;
+  },
+  streams: PromptStreams,
+): Promise<string> {
+  const { plain } = streams;
+  if (plain) {
+    const example = question.placeholder === undefined ? '' : ` For example: ${question.placeholder}.`;
+    return answer(await plain.text(`${question.message}?${example}`, question.check), streams);
   }
   return answer(
-    await select({
+    await text({
       ...streams,
-      message: 'Template',
-      options: entries.map(([name, id]) => ({ value: name, label: escapeControl(name), hint: id })),
+      message: question.message,
+      ...(question.placeholder === undefined ? {} : { placeholder: question.placeholder }),
+      validate: (value) => question.check(value ?? ''),
     }),
     streams,
   );
 }
 
-async function askName(streams: PromptStreams): Promise<string> {
-  return answer(
-    await text({
-      ...streams,
-      message: "Signatory's full name",
-      validate: (value) => (value?.trim() ? undefined : 'A name is needed.'),
-    }),
-    streams,
-  ).trim();
-}
-
-async function askEmail(streams: PromptStreams): Promise<string> {
-  return answer(
-    await text({
-      ...streams,
-      message: "Signatory's email",
-      placeholder: 'ada@example.com',
-      validate: (value) =>
-        EMAIL_PATTERN.test(value?.trim() ?? '')
-          ? undefined
-          : 'Must be an email address, like ada@example.com.',
-    }),
-    streams,
-  ).trim();
+/** The template: one of the names in force, or an id typed when there are none. */
+async function askTemplate(
+  names: Readonly<Record<string, string>>,
+  check: AnswerChecks['template'],
+  streams: PromptStreams,
+): Promise<string> {
+  const entries = Object.entries(names);
+  if (entries.length === 0) {
+    const id = await askText(
+      {
+        message: 'Template id (no template names are in force for this profile)',
+        placeholder: '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+        check: (value) => check(value.trim()),
+      },
+      streams,
+    );
+    return id.trim();
+  }
+  const options = entries.map(([name, id]) => ({ value: name, label: escapeControl(name), hint: id }));
+  if (streams.plain) return answer(await streams.plain.choose('Which template?', options), streams);
+  return answer(await select({ ...streams, message: 'Template', options }), streams);
 }
 
 /** One required merge field: its description beside the name, its example as the placeholder. */
-async function askField(field: AskedField, streams: PromptStreams): Promise<string> {
+function askField(field: AskedField, check: AnswerChecks['field'], streams: PromptStreams): Promise<string> {
   const about = field.description ? ` (${escapeControl(field.description)})` : '';
-  return answer(
-    await text({
-      ...streams,
+  return askText(
+    {
       message: `${escapeControl(field.name)}${about}`,
-      ...(field.example === undefined ? {} : { placeholder: escapeControl(field.example) }),
-      validate: (value) =>
-        value?.trim() ? undefined : `${escapeControl(field.name)} is required by the template.`,
-    }),
+      placeholder: field.example === undefined ? undefined : escapeControl(field.example),
+      check: (value) => check(field, value),
+    },
     streams,
   );
 }
 
 /** A yes/no question whose safe answer, No, is the default. */
 export async function askYesNo(message: string, streams: PromptStreams): Promise<boolean> {
+  if (streams.plain) return answer(await streams.plain.confirm(message, false), streams);
   return answer(await confirm({ ...streams, message, initialValue: false }), streams);
 }
 
 /**
  * The streams for a command's prompts: stdin, and the terminal behind stderr as the run's decision
- * says it can show text: without colour (NO_COLOR, FORCE_COLOR=0), in ASCII (LANG=C).
+ * says it can show text: without colour (NO_COLOR, FORCE_COLOR=0), in ASCII (LANG=C); in
+ * accessible mode, plain questions on stderr.
  */
 export function streamsOf(ctx: Context): PromptStreams {
   const terminal = ctx.spinnerStream as Writable;
+  const input = ctx.stdin.stream();
+  if (ctx.terminal.accessible) {
+    const output = asShown(terminal, { colour: false, unicode: ctx.terminal.unicode, accessible: true });
+    return { input, output, signal: ctx.signal, plain: new PlainPrompter(input, output, ctx.signal) };
+  }
   const shown = { colour: ctx.terminal.stderrColor > 0, unicode: ctx.terminal.unicode };
   const output = shown.colour && shown.unicode ? terminal : asShown(terminal, shown);
-  return { input: ctx.stdin.stream(), output, signal: ctx.signal };
+  return { input, output, signal: ctx.signal };
 }
 
 /** Shows what will be sent and asks once. False: the person said no. */
 export async function confirmSend(summary: string, streams: PromptStreams): Promise<boolean> {
+  const { plain } = streams;
+  if (plain) {
+    plain.say(`This envelope will be sent:\n${summary}`);
+    return answer(await plain.confirm('Send it?', true), streams);
+  }
   note(summary, 'This envelope will be sent', streams);
   return answer(await confirm({ ...streams, message: 'Send it?', initialValue: true }), streams);
+}
+
+/**
+ * The questions are over: the frame the prompts drew is closed with a last line (`outcome`, or
+ * `declined` in the frame's warning style when the answer was no), and the terminal is let go.
+ */
+export function finishQuestions(streams: PromptStreams, outcome: { said: string; declined?: boolean }): void {
+  if (streams.plain) {
+    streams.plain.say(outcome.said);
+    streams.plain.close();
+  } else if (outcome.declined) cancel(outcome.said, streams);
+  else outro(outcome.said, streams);
 }
 
 /** What `envelope create` was given; the walk-through fills in what is missing. */
@@ -131,33 +165,62 @@ export interface CreateAnswers {
   set: string[];
 }
 
+/** What the walk-through knows beside what was given: the names in force, the fields, the checks. */
+export interface WalkThrough {
+  templateNames: Readonly<Record<string, string>>;
+  /** The template's required fields the merge data lacks, once the template is known. */
+  requiredFieldsOf: (template: string) => AskedField[];
+  checks: AnswerChecks;
+}
+
 /**
  * Asks for each missing piece in the order a person thinks of them: template, name, email, then
- * the template's required fields not given (`requiredFieldsOf` says which, once the template is known).
+ * the template's required fields not given. Each answer is checked as it is given.
  */
 export async function askForMissing(
   given: CreateAnswers,
-  templateNames: Readonly<Record<string, string>>,
-  requiredFieldsOf: (template: string) => AskedField[],
+  walk: WalkThrough,
   streams: PromptStreams,
 ): Promise<CreateAnswers> {
-  const template = given.template ?? (await askTemplate(templateNames, streams));
-  const name = given.name ?? (await askName(streams));
-  const email = given.email ?? (await askEmail(streams));
+  const { checks } = walk;
+  const template = given.template ?? (await askTemplate(walk.templateNames, checks.template, streams));
+  const name =
+    given.name ??
+    (
+      await askText(
+        { message: "Signatory's full name", check: (value) => checks.name(value.trim()) },
+        streams,
+      )
+    ).trim();
+  const email =
+    given.email ??
+    (
+      await askText(
+        {
+          message: "Signatory's email",
+          placeholder: 'ada@example.com',
+          check: (value) => checks.email(value.trim()),
+        },
+        streams,
+      )
+    ).trim();
   const set = [...given.set];
-  for (const field of requiredFieldsOf(template)) set.push(`${field.name}=${await askField(field, streams)}`);
+  for (const field of walk.requiredFieldsOf(template)) {
+    set.push(`${field.name}=${await askField(field, checks.field, streams)}`);
+  }
   return { template, name, email, set };
 }
 
 /**
  * The terminal as the run can show it. The prompt library colours through node:util's styleText,
  * which on Node 20 ignores NO_COLOR, and draws Unicode marks whatever the locale: without colour its
- * SGR sequences are taken out (cursor moves kept); without Unicode its marks become ASCII, as every
- * symbol esign draws does (io/terminal.ts).
+ * SGR sequences are taken out (cursor moves kept); without Unicode its marks become ASCII, and in
+ * accessible mode the symbols that carry meaning become words, as every symbol esign draws does
+ * (io/terminal.ts).
  */
 function asShown(
   terminal: Writable & { columns?: number; rows?: number },
-  shown: { colour: boolean; unicode: boolean },
+  shown: { colour: boolean; unicode: boolean; accessible?: boolean },
 ): Writable {
   const sgr = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
   const stream = new Writable({

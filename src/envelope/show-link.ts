@@ -3,7 +3,7 @@
 // can fail the create: the envelope exists, and each problem is a warning.
 import type { Context } from '../context.js';
 import { openUrl } from '../io/open-url.js';
-import { qrLines } from '../io/qr.js';
+import { qrDrawing } from '../io/qr.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 export interface LinkWanted {
@@ -13,15 +13,31 @@ export interface LinkWanted {
   actions: boolean;
 }
 
+/** Draws and opens what was asked for; never throws: each problem, even an unexpected one, is a warning. */
 export async function showLink(url: string, wanted: LinkWanted, ctx: Context): Promise<void> {
-  if (wanted.qr) drawQr(url, wanted.actions, ctx);
+  if (wanted.qr) courtesy('--qr', () => drawQr(url, wanted.actions, ctx), ctx);
   if (wanted.open) {
-    const problem = await openUrl(url, ctx.env, ctx.platform);
+    let problem: string | undefined;
+    try {
+      problem = await openUrl(url, ctx.env, ctx.platform);
+    } catch (error) {
+      problem = (error as Error).message;
+    }
     if (problem) {
       ctx.stderr.write(
         `warning: could not open the signing URL (${escapeControl(problem)}); the envelope was created. Set BROWSER to the browser command to use.\n`,
       );
     }
+  }
+}
+
+function courtesy(flag: string, step: () => void, ctx: Context): void {
+  try {
+    step();
+  } catch (error) {
+    ctx.stderr.write(
+      `warning: ${flag} failed (${escapeControl((error as Error).message)}); the envelope was created.\n`,
+    );
   }
 }
 
@@ -32,7 +48,12 @@ function drawQr(url: string, actions: boolean, ctx: Context): void {
     );
     return;
   }
-  ctx.stderr.write(
-    `\n${qrLines(url, ctx.terminal.unicode).join('\n')}\n\nScan to sign: the code holds the signing URL.\n`,
-  );
+  // Under --json, stderr holds notes back for the error object: a drawing goes out all the same.
+  const out = ctx.stderr.drawing?.() ?? ctx.stderr;
+  const drawing = qrDrawing(url, ctx.terminal.unicode, out.isTTY ? out.columns : undefined);
+  if ('problem' in drawing) {
+    out.write(`warning: --qr drew no code: ${drawing.problem}. The envelope was created.\n`);
+    return;
+  }
+  out.write(`\n${drawing.lines.join('\n')}\n\nScan to sign: the code holds the signing URL.\n`);
 }

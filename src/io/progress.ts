@@ -72,6 +72,11 @@ function liveWidth(ctx: Context): number | undefined {
 
 /** How often, at most, a plain progress line is written off a terminal. */
 const PLAIN_PROGRESS_EVERY_MS = 10_000;
+/**
+ * In accessible mode at a terminal, a plain line at this fixed pace instead of the live line: slow
+ * enough that a screen reader finishes one before the next.
+ */
+export const ACCESSIBLE_PROGRESS_EVERY_MS = 30_000;
 /** How often the time is looked at between records (a pause for the API settles none). */
 const PLAIN_TICK_MS = 1000;
 
@@ -94,7 +99,14 @@ export async function startProgress(
 ): Promise<Progress> {
   const { total, settled, limiter } = run;
   const clock = run.clock ?? Date.now;
-  if (!ctx.terminal.animations) return run.json ? NONE : plainProgress(ctx, run, clock);
+  if (run.json) return NONE;
+  if (ctx.terminal.plainProgress) {
+    ctx.stderr.write(
+      `Sending ${total} ${total === 1 ? 'record' : 'records'}; a progress line follows every ${ACCESSIBLE_PROGRESS_EVERY_MS / 1000} seconds.\n`,
+    );
+    return plainProgress(ctx, run, clock, { everyMs: ACCESSIBLE_PROGRESS_EVERY_MS, fixed: true });
+  }
+  if (!ctx.terminal.animations) return plainProgress(ctx, run, clock);
   const spinner = await startSpinner(ctx, `0/${total}`);
   const started = clock();
   let last = 0;
@@ -126,33 +138,36 @@ export async function startProgress(
  * Off a terminal: `progress: <the same text>` on a line of its own, once PLAIN_PROGRESS_EVERY_MS of
  * the context's clock went by since the start or the last one, looked at when a record settles and
  * every second (a pause for the API settles none). Time left is from this run's own pace.
+ * `pace.fixed` (accessible mode): a line every `pace.everyMs` exactly, whatever settles.
  */
 function plainProgress(
   ctx: Context,
   { total, settled, limiter }: { total: number; settled: number; limiter: RateLimiter },
   clock: () => number,
+  pace: { everyMs: number; fixed: boolean } = { everyMs: PLAIN_PROGRESS_EVERY_MS, fixed: false },
 ): Progress {
   const now = () => ctx.now().getTime();
   const started = now();
   // Checked every second: written a second early rather than a second late.
-  let due = started + PLAIN_PROGRESS_EVERY_MS - PLAIN_TICK_MS;
+  const tick = pace.fixed ? pace.everyMs : PLAIN_TICK_MS;
+  let due = started + pace.everyMs - tick;
   let latest: BatchCounts = { created: 0, failed: 0, unknown: 0, skipped: settled };
   const check = () => {
     const at = now();
     if (at < due) return;
-    due = at + PLAIN_PROGRESS_EVERY_MS - PLAIN_TICK_MS;
+    due = at + pace.everyMs - tick;
     const done = latest.created + latest.failed + latest.unknown + latest.skipped;
     const rate = (done - settled) / Math.max(0.001, (at - started) / 1000);
     const left = rate > 0 ? (total - done) / rate : undefined;
     const limits = { ...limiter.state(clock()), rate };
     ctx.stderr.write(`progress: ${progressText(latest, limits, total, { now: clock(), left })}\n`);
   };
-  const ticker = setInterval(check, PLAIN_TICK_MS);
+  const ticker = setInterval(check, tick);
   ticker.unref();
   return {
     update: (counts) => {
       latest = counts;
-      check();
+      if (!pace.fixed) check();
     },
     stop: () => clearInterval(ticker),
   };

@@ -15,6 +15,40 @@ const QUIET_ZONE = 2;
  */
 export function qrLines(text: string, unicode: boolean): string[] {
   const { data } = encode(text, { ecc: 'L', border: QUIET_ZONE });
+  return drawModules(data, unicode);
+}
+
+/**
+ * The code as it can be drawn here: its lines, or why not (the text is more than a code holds, or
+ * the drawing is wider than the terminal's `columns` and would wrap, which no phone can scan).
+ */
+export function qrDrawing(
+  text: string,
+  unicode: boolean,
+  columns: number | undefined,
+): { lines: string[] } | { problem: string } {
+  let data: boolean[][];
+  try {
+    ({ data } = encode(text, { ecc: 'L', border: QUIET_ZONE }));
+  } catch {
+    return {
+      problem: `the signing URL is ${text.length} characters long, more than a QR code holds (about ${MAX_QR_CHARACTERS.toLocaleString('en')})`,
+    };
+  }
+  const width = unicode ? data.length : data.length * 2;
+  if (columns !== undefined && width > columns) {
+    const narrower = unicode ? '' : ` (in a UTF-8 locale it takes ${data.length})`;
+    return {
+      problem: `the code is ${width} columns wide and the terminal ${columns}: it would wrap and could not be scanned. Widen the terminal to ${width} columns or more${narrower}`,
+    };
+  }
+  return { lines: drawModules(data, unicode) };
+}
+
+/** What a code of the lowest error correction holds, in bytes: the most esign can draw. */
+const MAX_QR_CHARACTERS = 2953;
+
+function drawModules(data: boolean[][], unicode: boolean): string[] {
   const lit = (row: number, col: number) => row < data.length && !data[row]?.[col];
   const lines: string[] = [];
   if (!unicode) {

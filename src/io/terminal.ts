@@ -1,8 +1,9 @@
 // How output is drawn, decided once per run (as gh's IOStreams does): whether stdout and stderr are
 // terminals, the colour level of each, whether spinners and live progress lines are drawn, whether
-// the terminal shows Unicode symbols (✓, →, ·, the Braille spinner) or needs ASCII, and the
-// terminal's width. The context carries the decision; every spinner, progress line and renderer
-// asks it, and none looks at the environment or a stream's TTY-ness itself.
+// the terminal shows Unicode symbols (✓, →, ·, the Braille spinner) or needs ASCII, the terminal's
+// width, and accessible mode (for screen readers: nothing redrawn, no meaning in a glyph alone).
+// The context carries the decision; every spinner, progress line, prompt and renderer asks it, and
+// none looks at the environment or a stream's TTY-ness itself.
 import type { ColorLevel, Env, OutputStream, TerminalDecision } from '../context.js';
 
 export type StreamName = 'stdout' | 'stderr';
@@ -33,6 +34,21 @@ function forcedColor(force: string | undefined): ColorLevel | undefined {
  */
 function animationsWanted(stderr: Pick<OutputStream, 'isTTY' | 'columns'>, env: Env): boolean {
   return stderr.isTTY && (stderr.columns ?? 0) > 0 && !inCi(env) && env.TERM !== 'dumb';
+}
+
+/** An on/off variable: on unless empty, 0, false, no or off (any case); undefined when unset. */
+function switchedOn(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  return !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase());
+}
+
+/**
+ * Accessible mode, as the environment says: ESIGN_ACCESSIBLE first (`ESIGN_ACCESSIBLE=0` turns it
+ * off for esign alone), then ACCESSIBLE (the variable charmbracelet's huh and clack honour);
+ * undefined when neither is set, and the config's `accessible` key decides.
+ */
+export function accessibleFromEnv(env: Env): boolean | undefined {
+  return switchedOn(env.ESIGN_ACCESSIBLE) ?? switchedOn(env.ACCESSIBLE);
 }
 
 /** CI systems set CI (to true, 1, or a name); CI=false or CI=0 says this is not one. */
@@ -66,7 +82,11 @@ function widthOf(
   return columns !== undefined && columns > 0 ? columns : undefined;
 }
 
-/** The decision for a run whose output goes to these streams, in this environment. */
+/**
+ * The decision for a run whose output goes to these streams, in this environment. `stored`: the
+ * config's `accessible` key, asked only when the environment does not say and something asks
+ * (a spinner, a prompt): `--help` and `--version` read no config file for it.
+ */
 export function decideTerminal(
   streams: {
     stdout: Pick<OutputStream, 'isTTY' | 'columns'>;
@@ -74,14 +94,29 @@ export function decideTerminal(
   },
   env: Env,
   platform: NodeJS.Platform = process.platform,
+  stored: () => boolean | undefined = () => undefined,
 ): TerminalDecision {
   const { stdout, stderr } = streams;
+  let accessible: boolean | undefined;
+  const isAccessible = () => {
+    accessible ??= accessibleFromEnv(env) ?? stored() ?? false;
+    return accessible;
+  };
+  const animated = animationsWanted(stderr, env);
   return {
     stdoutIsTTY: stdout.isTTY,
     stderrIsTTY: stderr.isTTY,
     stdoutColor: colorLevel(stdout, env),
     stderrColor: colorLevel(stderr, env),
-    animations: animationsWanted(stderr, env),
+    get animations() {
+      return animated && !isAccessible();
+    },
+    get accessible() {
+      return isAccessible();
+    },
+    get plainProgress() {
+      return stderr.isTTY && !inCi(env) && isAccessible();
+    },
     width: widthOf(stdout, stderr),
     unicode: unicodeWanted(env, platform),
   };
@@ -123,22 +158,71 @@ const ASCII_FALLBACKS: Readonly<Record<string, string>> = {
 
 const SYMBOL = new RegExp(`[${Object.keys(ASCII_FALLBACKS).join('')}]`, 'g');
 
-/** `text` as the terminal can show it: unchanged, or with esign's symbols in ASCII (LANG=C). */
-export function drawable(terminal: Pick<TerminalDecision, 'unicode'>, text: string): string {
-  return terminal.unicode ? text : text.replace(SYMBOL, (symbol) => ASCII_FALLBACKS[symbol] ?? symbol);
+/**
+ * In accessible mode, the symbols that carry meaning become words (a screen reader reads `→` as
+ * "right arrow"); a mark beside words that say the same (`✓ Envelope created`) goes.
+ */
+const SPOKEN: readonly [RegExp, string][] = [
+  [/\u2713 /g, ''], // ✓
+  [/\u2713/g, 'OK'],
+  [/ \u2192 /g, ', then '], // →
+  [/\u2192/g, ' then '],
+  [/ \u00b7 /g, '; '], // ·
+  [/\u00b7/g, ';'],
+];
+
+/**
+ * `text` as the terminal can show it: unchanged, with esign's symbols in ASCII (LANG=C), or, in
+ * accessible mode, with those that carry meaning in words.
+ */
+export function drawable(
+  terminal: Pick<TerminalDecision, 'unicode'> & Partial<Pick<TerminalDecision, 'accessible'>>,
+  text: string,
+): string {
+  const spoken = terminal.accessible
+    ? SPOKEN.reduce((done, [symbol, words]) => done.replace(symbol, words), text)
+    : text;
+  return terminal.unicode ? spoken : spoken.replace(SYMBOL, (symbol) => ASCII_FALLBACKS[symbol] ?? symbol);
+}
+
+/** The SGR colour of each label a line of esign's may start with (the word says it: colour adds). */
+const LABEL_COLOURS: Readonly<Record<string, string>> = {
+  error: '1;31',
+  warning: '1;33',
+  hint: '36',
+};
+const LABEL = /(^|\n)(error|warning|hint):/g;
+
+/**
+ * `text` with its line-leading `error:`, `warning:` and `hint:` in colour. `atLineStart`: whether
+ * the text starts a line (the last write ended one).
+ */
+function paintLabels(text: string, atLineStart: boolean): string {
+  return text.replace(LABEL, (whole, start: string, label: string, offset: number) =>
+    offset === 0 && !atLineStart ? whole : `${start}\u001b[${LABEL_COLOURS[label]}m${label}:\u001b[0m`,
+  );
 }
 
 /**
  * A terminal stream that draws what is written to it as the terminal can show it (messages and hints
- * say "Settings → API Tokens"); a stream that is not a terminal gets the text as it is.
+ * say "Settings → API Tokens"), with the labels that start a line (`error:`, `warning:`, `hint:`)
+ * in colour where the decision gives stderr colour; a stream that is not a terminal gets the text as
+ * it is. Accessible mode is asked on each write, not here: deciding it may read the config file,
+ * which a command that writes nothing to stderr never needs.
  */
 export function drawableStream(
   stream: OutputStream,
-  terminal: Pick<TerminalDecision, 'unicode'>,
+  terminal: Pick<TerminalDecision, 'unicode' | 'accessible' | 'stderrColor'>,
 ): OutputStream {
-  if (terminal.unicode || !stream.isTTY) return stream;
+  if (!stream.isTTY) return stream;
+  let atLineStart = true;
   return {
-    write: (chunk: string) => stream.write(drawable(terminal, chunk)),
+    write: (chunk: string) => {
+      const drawn = drawable(terminal, chunk);
+      const shown = terminal.stderrColor > 0 ? paintLabels(drawn, atLineStart) : drawn;
+      if (chunk !== '') atLineStart = chunk.endsWith('\n');
+      return stream.write(shown);
+    },
     get isTTY() {
       return stream.isTTY;
     },

@@ -59,7 +59,7 @@ export function describeFieldCheck(
 ): string[] {
   const problems = check.unknown.map(
     (key) =>
-      `${what} '${key}' is not a field of template '${template.label}'.${suggestion(key, template.fields)} (${fieldList(template.fields)})`,
+      `${what} '${key}' is not a field of template '${template.label}' (${fieldList(template.fields)}).${suggestion(key, template.fields)}`,
   );
   if (check.missing.length > 0) {
     problems.push(
@@ -197,7 +197,7 @@ export class FieldProblems {
       const { origin } = entry;
       const fromFlag = origin.kind === 'flag';
       problems.push(
-        `${fromFlag ? `merge field '${entry.key}' from ${origin.flag}` : `${origin.kind} '${entry.key}'`} is not a field of template '${entry.template.label}'.${suggestion(entry.key, entry.template.fields)} (${fieldList(entry.template.fields)}${fromFlag ? '' : `; ${linesOf(entry)}`})`,
+        `${fromFlag ? `merge field '${entry.key}' from ${origin.flag}` : `${origin.kind} '${entry.key}'`} is not a field of template '${entry.template.label}' (${fieldList(entry.template.fields)}${fromFlag ? '' : `; ${linesOf(entry)}`}).${suggestion(entry.key, entry.template.fields)}`,
       );
     }
     for (const entry of this.#missing.values()) {
@@ -213,10 +213,10 @@ export class FieldProblems {
 function describeEmptyColumn(column: string, templates: readonly TemplateLabel[]): string {
   if (templates.length === 1 && templates[0]) {
     const { label, fields } = templates[0];
-    return `column '${column}' is not a field of template '${label}'.${suggestion(column, fields)} (${fieldList(fields)}; the column is empty on every line)`;
+    return `column '${column}' is not a field of template '${label}' (${fieldList(fields)}; the column is empty on every line).${suggestion(column, fields)}`;
   }
   const names = templates.flatMap(({ fields }) => Object.keys(fields));
-  return `column '${column}' is not a field of any of the templates ${quoted(templates.map(({ label }) => label))}.${didYouMean(column, [...new Set(names)])} (the column is empty on every line)`;
+  return `column '${column}' is not a field of any of the templates ${quoted(templates.map(({ label }) => label))} (the column is empty on every line).${didYouMean(column, [...new Set(names)])}`;
 }
 
 function noteLine(entry: { lines: number[]; count: number }, line: number): void {

@@ -239,36 +239,44 @@ export function parseProjectFile(text: string, path: string): ProjectFile {
       { hint: HINT },
     );
   }
-  const secret = findTokenKey(read.value, []);
-  if (secret) {
-    const at = locate(text, secret);
-    throw new UsageError(
-      `${shown}:${at.line}:${at.column}: the project file holds a token ('${escapeControl(secret.join('.'))}'); secrets never live in a repository.`,
-      {
-        hint: 'Remove it (and revoke that token if the file was ever committed). In CI, give the token as ESIGN_TOKEN from a secret; on your machine, run `esign login`.',
-      },
-    );
-  }
+  // A key that names a token is told with every other problem of the file, in file order: the
+  // person fixing it sees all there is to fix at once.
+  const secrets = findTokenKeys(read.value, []);
   const parsed = ProjectFile.safeParse(read.value);
   const protoNames = protoTemplateNames(read.value, text);
-  if (parsed.success && protoNames.length === 0) return parsed.data;
+  if (parsed.success && protoNames.length === 0 && secrets.length === 0) return parsed.data;
+  const isSecret = (path: readonly string[]) =>
+    secrets.some((secret) => secret.join('\0') === path.join('\0'));
   const problems = [
+    ...secrets.map((secret) => ({
+      ...locate(text, secret),
+      text: `the project file holds a token ('${escapeControl(secret.join('.'))}'); secrets never live in a repository.`,
+    })),
     ...(parsed.success
       ? []
       : parsed.error.issues
           .flatMap((issue) => expandEntryIssue(issue, read.value))
-          .flatMap((issue) => describeProjectIssue(issue, text, read.value))),
+          .flatMap((issue) => describeProjectIssue(issue, text, read.value))
+          .filter((problem) => !(problem.path && isSecret(problem.path)))),
     ...protoNames,
   ]
     .sort((a, b) => a.line - b.line || a.column - b.column)
     .map((problem) => `${shown}:${problem.line}:${problem.column}: ${problem.text}`);
-  throw new UsageError(problems[0] as string, { details: problems.slice(1), hint: HINT });
+  throw new UsageError(problems[0] as string, {
+    details: problems.slice(1),
+    hint: secrets.length > 0 ? `${TOKEN_HINT} ${HINT}` : HINT,
+  });
 }
+
+const TOKEN_HINT =
+  'Remove the token (and revoke it if the file was ever committed). In CI, give the token as ESIGN_TOKEN from a secret; on your machine, run `esign login`.';
 
 interface Problem {
   line: number;
   column: number;
   text: string;
+  /** The key the problem is about, when it is one key (an unknown key: a token key says more). */
+  path?: readonly string[];
 }
 
 /** What is wrong where: one problem for each unknown key, the rule a bad template name breaks. */
@@ -278,6 +286,7 @@ function describeProjectIssue(issue: z.core.$ZodIssue, text: string, root: unkno
     const known = knownKeysAt(path);
     return issue.keys.map((key) => ({
       ...locate(text, [...path, key]),
+      path: [...path, key],
       text: `unknown key '${escapeControl([...path, key].join('.'))}'.${didYouMean(key, known)} Known keys here: ${known.join(', ')}.`,
     }));
   }
@@ -359,24 +368,17 @@ function knownKeysAt(path: string[]): string[] {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The path of the first key that names a token (`token`, `api_token`, `ESIGN_TOKEN`…), at any depth. */
-function findTokenKey(value: unknown, path: string[]): string[] | undefined {
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = findTokenKey(item, [...path, String(index)]);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (!isObject(value)) return undefined;
-  for (const [key, item] of Object.entries(value)) {
+/** The paths of the keys that name a token (`token`, `api_token`, `ESIGN_TOKEN`…), at any depth. */
+function findTokenKeys(value: unknown, path: string[]): string[][] {
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => findTokenKeys(item, [...path, String(index)]));
+  if (!isObject(value)) return [];
+  return Object.entries(value).flatMap(([key, item]) => {
     // A template may be named "token-…"; its id is not a secret.
     const isTemplateName = path[path.length - 1] === 'templates';
     // …and a template's merge tag "token_count": a field's name, not a secret.
     const isFieldName = path[path.length - 1] === 'fields' && path[path.length - 3] === 'templates';
-    if (!isTemplateName && !isFieldName && /token/i.test(key)) return [...path, key];
-    const found = findTokenKey(item, [...path, key]);
-    if (found) return found;
-  }
-  return undefined;
+    if (!isTemplateName && !isFieldName && /token/i.test(key)) return [[...path, key]];
+    return findTokenKeys(item, [...path, key]);
+  });
 }

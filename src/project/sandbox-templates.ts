@@ -3,7 +3,7 @@
 // endpoint that lists templates, so only `esign sandbox` can say what a template's fields are.
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
-import type { TemplateEntry, TemplateFields } from './template-entry.js';
+import { fieldNameProblem, type TemplateEntry, type TemplateField } from './template-entry.js';
 
 const SANDBOX_TEMPLATES_PATH = '/_sandbox/templates';
 
@@ -24,6 +24,9 @@ export function sandboxTemplatesUrl(baseUrl: string): URL {
   return new URL(SANDBOX_TEMPLATES_PATH, baseUrl);
 }
 
+/** The longest template name the project file takes (template-entry.ts). */
+const MAX_NAME = 64;
+
 /** "Offer letter" → "offer-letter": a template name the project file accepts. */
 function templateNameFor(title: string): string {
   const slug = title
@@ -34,19 +37,49 @@ function templateNameFor(title: string): string {
   return slug === '' || ULID_PATTERN.test(slug) ? 'template' : slug;
 }
 
+/** A template whose merge tags cannot all be declared fields, and why: it is written without fields. */
+export interface UncheckedTemplate {
+  name: string;
+  id: string;
+  tag: string;
+  problem: string;
+}
+
 /**
  * Each template as a named entry with its merge tags as fields (optional: the sandbox does not say
- * which are required). Names that would collide get -2, -3….
+ * which are required). Names that would collide get -2, -3… (linear in templates that share a
+ * name: each base name remembers the next number to try), cut to fit the longest name there is.
+ * A merge tag the project file could not keep as a field (an empty one, `__proto__`) is checked as
+ * the file's reader checks it: that template is written as its id alone, without fields (its merge
+ * data then goes unchecked), and said so.
  */
-export function entriesFromSandbox(listing: SandboxTemplates): Record<string, TemplateEntry> {
-  const entries: Record<string, TemplateEntry> = {};
+export function entriesFromSandbox(listing: SandboxTemplates): {
+  entries: Record<string, TemplateEntry>;
+  unchecked: UncheckedTemplate[];
+} {
+  const entries = new Map<string, TemplateEntry>();
+  const nextNumber = new Map<string, number>();
+  const unchecked: UncheckedTemplate[] = [];
   for (const template of listing.templates) {
     const base = templateNameFor(template.name);
     let name = base;
-    for (let n = 2; Object.hasOwn(entries, name); n++) name = `${base}-${n}`;
-    const fields: TemplateFields = {};
-    for (const tag of template.merge_tags) fields[tag] = {};
-    entries[name] = { id: template.id.toUpperCase(), fields };
+    let n = nextNumber.get(base) ?? 2;
+    while (entries.has(name)) {
+      const suffix = `-${n++}`;
+      name = `${base.slice(0, MAX_NAME - suffix.length)}${suffix}`;
+    }
+    nextNumber.set(base, n);
+    const id = template.id.toUpperCase();
+    const unfit = template.merge_tags.find((tag) => fieldNameProblem(tag) !== undefined);
+    if (unfit !== undefined) {
+      unchecked.push({ name, id, tag: unfit, problem: fieldNameProblem(unfit) as string });
+      entries.set(name, id);
+      continue;
+    }
+    entries.set(name, {
+      id,
+      fields: Object.fromEntries(template.merge_tags.map((tag): [string, TemplateField] => [tag, {}])),
+    });
   }
-  return entries;
+  return { entries: Object.fromEntries(entries), unchecked };
 }

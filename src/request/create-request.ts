@@ -8,7 +8,14 @@ import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import type { Settings } from '../config/settings.js';
 import { problemsError, usageProblem } from '../problems.js';
 import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../project/templates.js';
-import { checkTemplateFields, normalizeRequest, type Problems, validateRequest } from './request.js';
+import {
+  checkExpiryLimit,
+  checkTemplateFields,
+  knownExpiryLimit,
+  normalizeRequest,
+  type Problems,
+  validateRequest,
+} from './request.js';
 import {
   type AllowedDomain,
   describeAllowedDomain,
@@ -78,6 +85,12 @@ function checkDraft(
   // A template that did not resolve is reported already: the schema does not report it again.
   const unsaid = [...(draft.pending?.wire ?? []), ...(template === 'unresolved' ? ['template_id'] : [])];
   const request = validateRequest(body, problems, names.fields, unsaid);
+  // Over the sandbox's bound, where the base URL is the sandbox's: told now, not as a 422.
+  const expiryFrom =
+    draft.expiresInDays === undefined && settings.project
+      ? `defaults.expires_in_days of ${settings.project.path}`
+      : (names.fields.expires_in_days ?? 'expires_in_days');
+  checkExpiryLimit(request?.expires_in_days, knownExpiryLimit(settings.baseUrl.value), expiryFrom, problems);
   // The merge data against the template's declared fields, when the project file declares them.
   if (template !== 'unresolved') {
     checkTemplateFields(template, draft.mergeData, problems, draft.pending?.mergeFields);

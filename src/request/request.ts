@@ -1,7 +1,7 @@
 // Building a create-envelope request from flags, data files and records: merge data as strings,
 // every problem collected (not just the first), each naming where it came from.
 import { resolve } from 'node:path';
-import { CreateEnvelopeRequest, hotParser } from '../api/schemas.js';
+import { CreateEnvelopeRequest, hotParser, MAX_EXPIRES_IN_DAYS } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
@@ -11,6 +11,7 @@ import { checkMergeData, describeFieldCheck, hasFieldProblems } from '../project
 import type { ResolvedTemplate } from '../project/templates.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
+import { isLoopbackHost } from '../transport/loopback.js';
 
 /** Collected input problems, each naming its source. */
 export type Problems = Problem[];
@@ -185,6 +186,38 @@ export function parseExpiresInDays(
   return Number(raw);
 }
 
+/**
+ * The longest expiry a server is known to take: esign sandbox's 365 days, where the base URL is
+ * loopback (where the sandbox listens). The real API does not publish its bound: none is assumed.
+ */
+export function knownExpiryLimit(baseUrl: string | undefined): number | undefined {
+  if (!baseUrl) return undefined;
+  try {
+    return isLoopbackHost(new URL(baseUrl).hostname) ? MAX_EXPIRES_IN_DAYS : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An expiry over the known bound (`limit`): a problem told before anything is sent, with what to give. */
+export function checkExpiryLimit(
+  days: number | undefined,
+  limit: number | undefined,
+  where: string,
+  problems: Problems,
+): void {
+  if (days === undefined || limit === undefined || days <= limit) return;
+  problems.push(
+    usageProblem(
+      where,
+      `${days} days is more than the sandbox takes (at most ${limit}); it would refuse the request.`,
+      {
+        hint: `The base URL is a loopback address, where \`esign sandbox\` listens, and it allows 1 to ${limit} days: give ${limit} or less (the API's default is 30).`,
+      },
+    ),
+  );
+}
+
 /** The request's fields as `envelope create` names them: its flags. */
 export const FIELD_NAMES: Record<string, string> = {
   template_id: '--template',
@@ -261,8 +294,18 @@ export function checkTemplateFields(
   toBeAsked: readonly string[] = [],
 ): void {
   const found = checkMergeData(template?.fields, mergeData);
-  const check = found && { ...found, missing: found.missing.filter((name) => !toBeAsked.includes(name)) };
+  // A field told already (a null value, an array) is not also "missing": one problem, told once.
+  const told = fieldsTold(problems);
+  const check = found && {
+    ...found,
+    missing: found.missing.filter((name) => !toBeAsked.includes(name) && !told.has(name)),
+  };
   if (!template?.fields || !hasFieldProblems(check)) return;
   const label = { label: template.label ?? template.id, fields: template.fields };
   for (const message of describeFieldCheck(check, label)) problems.push(inputProblem('', message));
+}
+
+/** The merge fields these problems are about already (a value that is null, an array, an object). */
+export function fieldsTold(problems: Problems): Set<string> {
+  return new Set(problems.flatMap((problem) => (problem.field === undefined ? [] : [problem.field])));
 }

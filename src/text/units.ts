@@ -28,7 +28,7 @@ const DURATION_TEXT = new RegExp(String.raw`^\s*${NUMBER}\s*${UNIT}?\s*$`, 'i');
 /** What a bad rate must be, after "must be ": for places that want the unit written. */
 export const RATE_EXPECTED = 'a count per time, like 100/min, 5/s or 20/30s';
 /** The same, for places that take a bare count per second too (the sandbox's --rate-limit). */
-export const RATE_OR_COUNT_EXPECTED = 'n per window, like 50, 50/s, 100/min, 1000/h or 50/5s';
+export const RATE_OR_COUNT_EXPECTED = 'n per window, like 50, 50/s, 100/min, 1000/h, 50/5s or 0.5/s';
 /** What a bad duration must be, after "must be ". */
 export const DURATION_EXPECTED = 'a duration, like 90s, 10m or 1h';
 
@@ -60,6 +60,44 @@ export function parseRate(text: string, options: RateTextOptions = {}): Rate | u
     return undefined;
   }
   return rate;
+}
+
+/**
+ * The same rate as a whole count in a window of whole seconds, for what counts whole requests in
+ * whole-second windows (the sandbox's --rate-limit): `0.5/s` is 1 per 2 s, `2.5/s` 5 per 2 s,
+ * `50/500ms` 100 per 1 s; a rate already whole (`100/min`) stays as written. Each side is scaled
+ * by the least that makes both whole. Undefined when no window of up to `maxSeconds` does.
+ */
+export function wholeCountWindow(
+  rate: Rate,
+  maxSeconds: number,
+): { count: number; seconds: number } | undefined {
+  const seconds = rate.perMs / 1000;
+  // Decimals written in the text (at most a few): scaled to integers, exactly.
+  const scale = 10 ** Math.max(decimals(rate.count), decimals(seconds));
+  const count = Math.round(rate.count * scale);
+  const window = Math.round(seconds * scale);
+  if (count <= 0 || window <= 0) return undefined;
+  const factor = scale / gcd(scale, gcd(count, window));
+  const whole = { count: (count * factor) / scale, seconds: (window * factor) / scale };
+  if (
+    !Number.isSafeInteger(whole.count) ||
+    !Number.isSafeInteger(whole.seconds) ||
+    whole.seconds > maxSeconds
+  ) {
+    return undefined;
+  }
+  return whole;
+}
+
+function decimals(value: number): number {
+  const text = decimal(value);
+  const at = text.indexOf('.');
+  return at === -1 ? 0 : Math.min(6, text.length - at - 1);
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 /** A duration in whole milliseconds (a bare number is seconds). Undefined when not of that form. */

@@ -11,6 +11,8 @@ import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const readConfig = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
 
+/** When login stored a token: an ISO 8601 time (its value is the clock's). */
+const STORED_AT = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 describe('the config file', () => {
   it('20 pairs of `login --profile alpha` and `--profile beta` at the same moment keep both profiles', async () => {
     for (let round = 0; round < 4; round++) {
@@ -30,7 +32,10 @@ describe('the config file', () => {
       expect(results.map((result) => result.code)).toEqual(results.map(() => 0));
       for (const dir of dirs) {
         expect(readConfig(dir)).toEqual({
-          profiles: { alpha: { token: 'tok_alpha_0123456789' }, beta: { token: 'tok_beta_0123456789' } },
+          profiles: {
+            alpha: { token: 'tok_alpha_0123456789', token_stored_at: STORED_AT },
+            beta: { token: 'tok_beta_0123456789', token_stored_at: STORED_AT },
+          },
         });
         expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
         expect(() => statSync(join(dir, 'config.json.lock'))).toThrow();
@@ -69,7 +74,9 @@ describe('the config file', () => {
       });
       expect(login.stderr).toContain('Token stored');
       expect(login.code).toBe(0);
-      expect(readConfig(dir)).toEqual({ profiles: { alpha: { token: 'tok_alpha_0123456789' } } });
+      expect(readConfig(dir)).toEqual({
+        profiles: { alpha: { token: 'tok_alpha_0123456789', token_stored_at: STORED_AT } },
+      });
 
       writeFileSync(join(dir, 'config.json'), text);
       const set = await runCli(['config', 'set', 'base_url', 'https://esign.example.com/api/v1'], {
@@ -149,7 +156,7 @@ describe('the config file', () => {
     expect(readConfig(dir)).toEqual({
       profiles: {
         default: { base_url: 'https://esign.example.com/api/v1', token: 'tok_bom_0123456789' },
-        beta: { token: 'tok_beta_0123456789' },
+        beta: { token: 'tok_beta_0123456789', token_stored_at: STORED_AT },
       },
     });
   });

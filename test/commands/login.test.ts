@@ -9,6 +9,8 @@ function readConfig(dir: string) {
   return JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
 }
 
+/** When login stored a token: an ISO 8601 time (its value is the clock's). */
+const STORED_AT = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 describe('esign login', () => {
   it('--with-token stores the piped token (trailing newline trimmed) with mode 0600 in a 0700 folder', async () => {
     const ctx = createTestContext({ stdin: `${TOKEN}\n` });
@@ -21,7 +23,9 @@ describe('esign login', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain("Token stored for profile 'default'");
     expect(readConfig(ctx.configDir)).toEqual({
-      profiles: { default: { token: TOKEN, base_url: 'https://esign.example.com/api/v1' } },
+      profiles: {
+        default: { token: TOKEN, base_url: 'https://esign.example.com/api/v1', token_stored_at: STORED_AT },
+      },
     });
     expect(statSync(join(ctx.configDir, 'config.json')).mode & 0o777).toBe(0o600);
     expect(statSync(ctx.configDir).mode & 0o777).toBe(0o700);
@@ -33,8 +37,8 @@ describe('esign login', () => {
     const other = createTestContext({ stdin: 'tok_other_1234567890', configDir: ctx.configDir });
     await runCli(['login', '--with-token'], other);
     expect(readConfig(ctx.configDir).profiles).toEqual({
-      staging: { token: TOKEN },
-      default: { token: 'tok_other_1234567890' },
+      staging: { token: TOKEN, token_stored_at: STORED_AT },
+      default: { token: 'tok_other_1234567890', token_stored_at: STORED_AT },
     });
   });
 
@@ -124,7 +128,14 @@ describe('esign status', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       profile: { value: 'default', source: 'default' },
       base_url: { value: 'https://esign.example.com/api/v1', source: 'profile default' },
-      token: { value: `****${TOKEN.slice(-4)}`, source: 'profile default', overrides_profile: false },
+      token: {
+        value: `****${TOKEN.slice(-4)}`,
+        source: 'profile default',
+        overrides_profile: false,
+        command: null,
+        stored_at: STORED_AT,
+        age_days: 0,
+      },
       timeout_seconds: { value: 30, source: 'default' },
       config_file: { path: join(ctx.configDir, 'config.json'), exists: true },
       project_file: null,
@@ -148,7 +159,14 @@ describe('esign status', () => {
       value: 'https://env.example.com/api/v1',
       source: 'env ESIGN_BASE_URL',
     });
-    expect(report.token).toEqual({ value: '****3456', source: 'env ESIGN_TOKEN', overrides_profile: true });
+    expect(report.token).toEqual({
+      value: '****3456',
+      source: 'env ESIGN_TOKEN',
+      overrides_profile: true,
+      command: null,
+      stored_at: null,
+      age_days: null,
+    });
     expect(report.timeout_seconds).toEqual({ value: 5, source: 'env ESIGN_TIMEOUT' });
     const flagCtx = createTestContext({
       configDir: ctx.configDir,
@@ -209,6 +227,8 @@ describe('esign config', () => {
       base_url: 'https://esign.example.com/api/v1',
       token: null,
       profiles: ['prod'],
+      accessible: null,
+      token_age_reminder: null,
     });
     const unset = await runCli(
       ['config', 'unset', 'base_url', '--profile', 'prod'],
@@ -261,6 +281,6 @@ describe('help and version', () => {
     expect(help.stdout).toContain('ESIGN_TOKEN');
     const typo = await runCli(['envelop']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('Did you mean envelope?');
+    expect(typo.stderr).toContain("Did you mean 'envelope'?");
   });
 });

@@ -73,8 +73,14 @@ describe('esign profile list and delete', () => {
     const json = JSON.parse((await runCli(['profile', 'list', '--json'], { configDir })).stdout);
     expect(json.active).toBe('default');
     expect(json.profiles).toEqual([
-      { name: 'default', active: true, base_url: 'https://esign.example.com/api/v1', token: '****7a8b' },
-      { name: 'staging', active: false, base_url: null, token: '****7a8b' },
+      {
+        name: 'default',
+        active: true,
+        base_url: 'https://esign.example.com/api/v1',
+        token: '****7a8b',
+        token_command: null,
+      },
+      { name: 'staging', active: false, base_url: null, token: '****7a8b', token_command: null },
     ]);
   });
 

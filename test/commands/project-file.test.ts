@@ -185,6 +185,22 @@ describe('the project file in envelope create', () => {
     );
   });
 
+  it('a token key does not hide the other problems: every one is listed, in file order, the token once', async () => {
+    const { nested, file } = repository(
+      '{\n  "templates": {"bad name": "01JD7X5B3M9T8W2HQ4K6N0PRSA"},\n  "token": "tok_x",\n  "defaults": {"concurrency": 0}\n}\n',
+    );
+    const result = await runCli(['templates'], { cwd: nested });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.split('\n');
+    expect(lines[0]).toMatch(`error: ${file}:2:17: 'templates.bad name' is not a template name: it has ' '`);
+    expect(lines[1]).toBe(
+      `  ${file}:3:3: the project file holds a token ('token'); secrets never live in a repository.`,
+    );
+    expect(lines[2]).toBe(`  ${file}:4:16: 'defaults.concurrency' must be from 1 to 64.`);
+    expect(result.stderr).not.toContain("unknown key 'token'");
+    expect(result.stderr).toContain('hint: Remove the token (and revoke it if the file was ever committed).');
+  });
+
   it('reports a malformed project file with its path, line and column', async () => {
     const { nested, file } = repository(
       '{\n  "templates": {\n    "nda": "01JD7X5B3M9T8W2HQ4K6N0PRSA"\n    "offer": "x"\n  }\n}\n',

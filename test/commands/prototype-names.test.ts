@@ -20,7 +20,10 @@ describe('names that plain objects inherit', () => {
       expect(login.code).toBe(0);
       const { configDir } = login.ctx;
       const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
-      expect(Object.getOwnPropertyDescriptor(config.profiles, name)?.value).toEqual({ token: TOKEN });
+      expect(Object.getOwnPropertyDescriptor(config.profiles, name)?.value).toEqual({
+        token: TOKEN,
+        token_stored_at: expect.any(String),
+      });
       const list = await runCli(['config', 'list', '--profile', name, '--json'], { configDir });
       expect(JSON.parse(list.stdout)).toMatchObject({ profile: name, token: '****4a6c', profiles: [name] });
       const logout = await runCli(['logout', '--profile', name], { configDir });

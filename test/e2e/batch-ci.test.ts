@@ -83,6 +83,78 @@ function runMerged(args: string[], options: { env: Record<string, string>; cwd: 
 
 const OFFER = { templates: { 'offer-letter': ACME_OFFER, 'supplier-nda': GLOBEX_SUPPLIER } };
 
+describe('the job summary leaves personal data out', () => {
+  it('names failed records by line and error, not email, unless --summary-emails says to', async () => {
+    const { cwd } = repository(OFFER, {
+      'people.jsonl': lines(
+        record('ada@example.com'),
+        record('private.person@example.org', { template_id: 'supplier-nda' }),
+      ),
+    });
+    for (const [flags, shown] of [
+      [[], false],
+      [['--summary-emails'], true],
+    ] as const) {
+      const files = runnerFiles();
+      const result = await runBin(
+        ['envelope', 'batch', 'people.jsonl', '--template', 'offer-letter', ...flags],
+        { env: env({ GITHUB_ACTIONS: 'true', ...files }), cwd },
+      );
+      expect(result.code).toBe(8);
+      const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+      expect(summary).toMatch(/\n\| 2 \|( private\\\.person@example\\\.org \|)? failed \| Forbidden \\\(403/);
+      expect(summary.includes('private\\.person@example\\.org')).toBe(shown);
+      expect(summary.includes('`--summary-emails` shows them here')).toBe(!shown);
+      // The log, which the job's readers see too, names no email either (the results file has it).
+      expect(result.stderr).not.toContain('private.person@example.org');
+    }
+  });
+});
+
+describe("the batch's hints name where the template came from", () => {
+  it("a 403 for the records' own template_id says to check it, not --template", async () => {
+    const { cwd } = repository(OFFER, {
+      'people.jsonl': lines(record('a@example.com', { template_id: 'supplier-nda' })),
+    });
+    const result = await runBin(['envelope', 'batch', 'people.jsonl'], { env: env(), cwd });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(
+      "hint: The template belongs to another organisation than your token's. Check the records' template_id, or log in with that organisation's token.",
+    );
+    expect(result.stderr).not.toContain('Check --template,');
+    const both = await runBin(['envelope', 'batch', 'people.jsonl', '--template', 'offer-letter'], {
+      env: env(),
+      cwd,
+    });
+    expect(both.stderr).toContain("Check --template (or a record's own template_id), or log in");
+  });
+});
+
+describe('an unknown outcome against the sandbox', () => {
+  it("is checked in the sandbox's envelope list, not a dashboard it does not have", async () => {
+    const { cwd } = repository(OFFER, { 'people.jsonl': lines(record('a@example.com')) });
+    const output = join(cwd, 'results.jsonl');
+    const queued = await fetch(`${sandbox.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.adminSecret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ next: ['500'] }),
+    });
+    expect(queued.status).toBe(200);
+    const result = await runBin(
+      ['envelope', 'batch', 'people.jsonl', '--template', 'offer-letter', '--output', output],
+      { env: env(), cwd },
+    );
+    expect(result.code).toBe(8);
+    const list = `curl -H 'Authorization: Bearer <admin secret>' ${sandbox.url}/_sandbox/envelopes`;
+    expect(result.stderr).toContain(
+      `Check in the sandbox's envelope list (${list}; \`esign sandbox\` printed the admin secret)`,
+    );
+    expect(result.stderr).not.toContain('dashboard');
+    const stored = JSON.parse(readFileSync(output, 'utf8').trim()) as { error: { hint: string } };
+    expect(stored.error.hint).toContain(`Check in the sandbox's envelope list (${list};`);
+  });
+});
+
 describe('envelope batch in GitHub Actions', () => {
   it('results on stdout: every URL masked before the line that holds it; the outputs and the summary appended', async () => {
     const { cwd } = repository(OFFER, {
@@ -159,7 +231,9 @@ describe('envelope batch in GitHub Actions', () => {
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
     expect(summary).toContain('### esign envelope batch: ⚠️ some records did not end with an envelope');
     expect(summary).toMatch(/\n\| 1 \| 1 \| 0 \| 0 \| 2 \| /);
-    expect(summary).toMatch(/\n\| 2 \| grace\\_hopper@example\\\.com \| failed \| .+ \|\n/);
+    // By line and error: a summary is public on a public repository (see the test above).
+    expect(summary).toMatch(/\n\| 2 \| failed \| .+ \|\n/);
+    expect(summary).not.toContain('grace');
     expect(summary).toContain(`Results: \`${join(cwd, 'results.jsonl')}\``);
   });
 

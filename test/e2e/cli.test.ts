@@ -9,10 +9,106 @@ import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
 import { hasTmux, openTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'tok_e2e_91b3c5d7e9f1a3b5';
+const ESC = String.fromCharCode(27);
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
 const server = useScriptedServer({ resetAfterEach: false });
+
+describe('a fresh checkout after `npm ci && npm run demo`', () => {
+  it('the README says how to type `esign` before it first does, and `npx esign` runs the checkout', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const told = readme.indexOf('`npx esign …`');
+    expect(told).toBeGreaterThan(0);
+    expect(readme.indexOf('`npm install -g .`')).toBeGreaterThan(0);
+    // …before the first command typed as `esign` (the one under the README's first lines).
+    expect(told).toBeLessThan(readme.indexOf('\nesign login'));
+    const version = execFileSync('npx', ['--no-install', 'esign', '--version'], {
+      cwd: new URL('../..', import.meta.url),
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    });
+    expect(version).toBe(`${pkg.version}\n`);
+  });
+});
+
+describe('messages', () => {
+  it('help lists only the global options that mean something to the command', async () => {
+    const globals = async (args: string[]) => {
+      const help = (await runBin([...args, '--help'])).stdout;
+      return help.slice(help.indexOf('Global Options:'));
+    };
+    for (const command of [['sandbox'], ['completion'], ['logout']]) {
+      const listed = await globals(command);
+      for (const flag of ['--base-url', '--timeout', '--version'])
+        expect(listed, command.join(' ')).not.toContain(flag);
+      expect(listed).toContain('--verbose');
+    }
+    expect(await globals(['sandbox'])).not.toContain('--profile');
+    expect(await globals(['logout'])).toContain('--profile');
+    const create = await globals(['envelope', 'create']);
+    for (const flag of ['--profile', '--base-url', '--timeout', '--verbose', '--ci-output'])
+      expect(create).toContain(flag);
+  });
+
+  it('an unknown command is told one way at every level: quoted, with "did you mean" and the commands there are', async () => {
+    const top = await runBin(['envelop']);
+    expect(top.code).toBe(2);
+    expect(top.stderr).toBe(
+      "error: Unknown command 'envelop' for 'esign'. Did you mean 'envelope'?\nhint: Commands: help, login, logout, status, templates, init, config, profile, envelope, sandbox, mcp, completion. See `esign --help`.\n",
+    );
+    const nested = await runBin(['envelope', 'crate']);
+    expect(nested.stderr).toBe(
+      "error: Unknown command 'crate' for 'esign envelope'. Did you mean 'create'?\nhint: Commands: create, batch. See `esign envelope --help`.\n",
+    );
+  });
+
+  it.skipIf(!hasTmux)(
+    'error:, warning: and hint: are coloured at a terminal, and plain with NO_COLOR',
+    async () => {
+      for (const [name, env, coloured] of [
+        ['esign-labels-colour', {}, true],
+        ['esign-labels-plain', { NO_COLOR: '1' }, false],
+      ] as const) {
+        const terminal = openTerminal(
+          name,
+          `${process.execPath} ${BIN} envelope create --template nope --name A --email a@example.com; echo "exit=$?"`,
+          {
+            env: { ESIGN_CONFIG_DIR: freshConfigDir(), TERM: 'xterm-256color', CI: 'false', ...env },
+            escapes: true,
+          },
+        );
+        try {
+          const screen = await terminal.waitFor(/exit=\d+/);
+          expect(screen).toContain('exit=2');
+          // tmux writes a colour as SGR again: red (31) for error:, cyan (36) for hint:.
+          const sgr = (code: number, label: string) =>
+            new RegExp(`${ESC}\\[[0-9;]*${code}m(${ESC}\\[[0-9;]*m)*${label}:`).test(screen);
+          expect(sgr(31, 'error'), name).toBe(coloured);
+          expect(sgr(36, 'hint'), name).toBe(coloured);
+          expect(screen).toMatch(/error:/);
+        } finally {
+          terminal.close();
+        }
+      }
+    },
+  );
+});
+
+describe('a checkout without dist/', () => {
+  it('says to run `npm run build`, not a stack trace', async () => {
+    const { cpSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const checkout = mkdtempSync(join(tmpdir(), 'esign-unbuilt-'));
+    cpSync(new URL('../../bin', import.meta.url), join(checkout, 'bin'), { recursive: true });
+    cpSync(new URL('../../package.json', import.meta.url), join(checkout, 'package.json'));
+    const result = await runBin(['envelope', 'create', '--help'], { bin: join(checkout, 'bin', 'esign.js') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: esign is not built: ${join(checkout, 'dist')} has no main.js.\nhint: run \`npm run build\` in ${checkout} (npm test and npm run demo build it too).\n`,
+    );
+  });
+});
 
 describe('the built binary', () => {
   it('--version prints the package version; --help lists the commands', async () => {

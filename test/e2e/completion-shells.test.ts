@@ -37,7 +37,16 @@ beforeAll(() => {
   writeFileSync(
     join(work, '.esign.json'),
     JSON.stringify({
-      templates: { 'offer-letter': { id: ULID, fields: { company: { required: true }, start_date: {} } } },
+      templates: {
+        'offer-letter': { id: ULID, fields: { company: { required: true }, start_date: {} } },
+        // Field names a shell would run if completion put them on the line unquoted (no white
+        // space in them: ${IFS} makes the space when the shell runs them).
+        evil: { id: '01JD7X5B3M9T8W2HQ4K6N0PRSA', fields: { '$(touch${IFS}pwned)': {} } },
+        mixed: {
+          id: '01JD7X6C8PZ5R3V9YQ1TGM4HWB',
+          fields: { '`touch${IFS}pwned2`': {}, 'a;touch${IFS}pwned3': {}, plain_field: {} },
+        },
+      },
     }),
   );
   env = {
@@ -197,6 +206,46 @@ describe.each(shells)('Tab completion in $name', (shell) => {
       (term as Terminal).type('Acme');
       const screen = await (term as Terminal).waitFor(/--set company=\s*Acme/);
       expect(editedLine(screen)).toMatch(/--set company=Acme$/);
+    },
+  );
+
+  it.skipIf(!hasTmux || !shell.available)(
+    '--set never offers a field name that the shell would run: only plain words are offered',
+    async () => {
+      const t = await open();
+      t.type('esign envelope create --template evil --set ');
+      await t.waitFor(/--template evil --set\s*$/m);
+      // Tab, then a letter: the shell handles keys in order, so the letter shows after what Tab put
+      // on the line. Enter then runs the line: a name put there unquoted would run `touch`.
+      t.press('Tab');
+      t.type('Z');
+      expect(editedLine(await t.waitFor(/Z\s*$/m))).toMatch(/--set Z$/);
+      t.press('Enter');
+      await t.waitFor(/error:/);
+      expect(existsSync(join(work, 'pwned'))).toBe(false);
+      await t.waitFor(/^[$%>]\s*$/m);
+      t.type('esign envelope create --template mixed --set ');
+      await t.waitFor(/--template mixed --set\s*$/m);
+      t.press('Tab');
+      expect(editedLine(await t.waitFor(/--set plain_field=/))).toMatch(/--set plain_field=$/);
+    },
+  );
+
+  it.skipIf(!hasTmux || !shell.available || shell.name !== 'zsh')(
+    'zsh lines the descriptions up in a column (_describe)',
+    async () => {
+      const t = await open();
+      t.type('esign envelope ');
+      await t.waitFor(/esign envelope\s*$/m);
+      t.press('Tab');
+      const screen = await t.waitFor(/batch.*--.*\n.*create.*--|create.*--.*\n.*batch.*--/);
+      const columns = screen
+        .split('\n')
+        .filter((line) => /^(batch|create)\b/.test(line))
+        .map((line) => line.indexOf(' -- '));
+      expect(columns).toHaveLength(2);
+      expect(columns[0]).toBeGreaterThan(0);
+      expect(columns[0]).toBe(columns[1]);
     },
   );
 

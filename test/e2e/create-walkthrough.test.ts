@@ -88,6 +88,8 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('Envelope created');
       expect(final).toContain('exit=0');
+      // The frame the questions drew is closed before the envelope is shown.
+      expect(final).toMatch(/└ +Sending it\.\n/);
       // NO_COLOR holds in the prompts too.
       expect(terminal.screens.join('\n')).not.toMatch(/\[3\dm/);
       const sent = await creates();
@@ -144,6 +146,33 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     expect(await creates()).toEqual([]);
   });
 
+  it('a template id typed at the prompt is checked there, as --template checks it: the typo is told at once, nothing lost', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'esign-walk-noproject-'));
+    const terminal = openTerminal(
+      'esign-walk-typed-id',
+      `${process.execPath} ${BIN} envelope create --set company=Acme; echo "exit=$?"`,
+      { cwd: elsewhere, env: { ...terminalEnv(), NO_COLOR: '1' } },
+    );
+    try {
+      await terminal.waitFor(/Template id/);
+      terminal.typeLine('01JD7X4ZQ8G1N6RVS0Y2MBKT3U');
+      const told = await terminal.waitFor(/'U' at character 26/);
+      expect(told).not.toContain('full name');
+      terminal.press('BSpace');
+      terminal.typeLine('E');
+      await terminal.waitFor(/full name/);
+      terminal.typeLine('Ada');
+      await terminal.waitFor(/email/);
+      terminal.typeLine('ada@example.com');
+      await terminal.waitFor(/Send it\?/);
+      terminal.press('Enter');
+      expect(await terminal.waitFor(/exit=\d+/)).toContain('exit=0');
+      expect(await creates()).toHaveLength(1);
+    } finally {
+      terminal.close();
+    }
+  });
+
   it('under LANG=C every question is drawn in ASCII, as every symbol esign draws', async () => {
     const terminal = walk('esign-walk-ascii', '--name Ada --email ada@example.com', {
       LANG: 'C',
@@ -174,6 +203,7 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('exit=2');
       expect(final).toContain('you answered no');
+      expect(final).toMatch(/└ +Not sent\.\n/);
       expect(await creates()).toEqual([]);
     } finally {
       terminal.close();

@@ -360,6 +360,33 @@ describe('the composite action (scripts/action-create.sh)', () => {
     // A real esbuild build of the whole bundle: seconds on a busy machine.
   }, 60_000);
 
+  it("its errors name the action's inputs (`email`), not esign's flags (`--email`), in the log and the annotation", async () => {
+    const { dir, files } = runnerFiles();
+    const before = sandbox.envelopeCount();
+    const result = await runScript(
+      {
+        ...actionsEnv(files),
+        GITHUB_ACTION_PATH: REPO,
+        INPUT_TEMPLATE: ACME_OFFER,
+        INPUT_NAME: 'Grace Hopper',
+        INPUT_EMAIL: 'grace@',
+        INPUT_EXPIRES_IN_DAYS: 'soon',
+      },
+      dir,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toMatch(/--(email|expires-in-days|help)\b/);
+    expect(result.stderr).toContain('the `email` input: must be an email address, like ada@example.com.');
+    expect(result.stderr).toContain(
+      "the `expires-in-days` input: 'soon' is not a positive whole number of days.",
+    );
+    expect(result.stderr).toContain('hint: See the inputs in the action’s action.yml.');
+    expect(result.stderr).toMatch(
+      /^::error title=esign%3A usage \(exit 2\)::2 problems with the input.*the `email` input/m,
+    );
+    expect(sandbox.envelopeCount()).toBe(before);
+  });
+
   it('an empty token names the action’s token input: exit 3, nothing installed or sent', async () => {
     const { dir, files } = runnerFiles();
     const tools = join(dir, 'tools');
@@ -447,7 +474,7 @@ describe('the composite action (scripts/action-create.sh)', () => {
     // The log reads as esign's plain errors do: the message and the hint, no JSON object.
     expect(result.stderr).not.toContain('{"error"');
     expect(result.stderr).toMatch(
-      /\nerror: --template: must be a ULID or a template name, and no template is named 'offer-leter'/,
+      /\nerror: the `template` input: must be a ULID or a template name, and no template is named 'offer-leter'/,
     );
     expect(result.stderr).toMatch(/\nhint: .+/);
   });

@@ -178,7 +178,14 @@ describe('esign mcp: the tools listed', () => {
       expect(checked.isError).toBeFalsy();
       expect(checked.structuredContent).toMatchObject({ template_id: ACME_OFFER });
       const status = (await readOnly.call('get_status')).structuredContent as { token: unknown };
-      expect(status.token).toEqual({ value: null, source: 'none', overrides_profile: false });
+      expect(status.token).toEqual({
+        value: null,
+        source: 'none',
+        overrides_profile: false,
+        command: null,
+        stored_at: null,
+        age_days: null,
+      });
       expect(sandbox.requests()).toHaveLength(before);
     } finally {
       await Promise.all([readOnly.close(), named.close()]);
@@ -268,6 +275,9 @@ describe('esign mcp against esign sandbox', () => {
       value: `****${token.slice(-4)}`,
       source: 'env ESIGN_TOKEN',
       overrides_profile: false,
+      command: null,
+      stored_at: null,
+      age_days: null,
     });
     expect(served.stderr()).toContain(
       "esign mcp: serving create_envelope, validate_envelope, list_templates, get_status (profile 'default')",

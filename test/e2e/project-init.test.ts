@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { assertNoSecret } from '../helpers/context.js';
+import { useScriptedServer } from '../helpers/scripted-server.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
@@ -58,7 +59,7 @@ describe('esign init', () => {
     );
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain(
-      "merge field 'compnay' is not a field of template 'offer-letter'. Did you mean 'company'?",
+      "merge field 'compnay' is not a field of template 'offer-letter' (its fields: company, role, start_date, salary). Did you mean 'company'?",
     );
   });
 
@@ -85,6 +86,116 @@ describe('esign init', () => {
     });
     expect(result.code).toBe(3);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('esign init for a profile, and what it reads', () => {
+  it("--profile sandbox writes the sandbox's ids under profiles.sandbox, never as the top-level (production) names", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-init-profile-'));
+    const config = freshConfigDir();
+    const login = await runBin(
+      ['login', '--with-token', '--profile', 'sandbox', '--base-url', sandbox.baseUrl],
+      {
+        env: { ESIGN_CONFIG_DIR: config },
+        stdin: tokenOf(sandbox),
+      },
+    );
+    expect(login.code).toBe(0);
+    const init = await runBin(['init', '--profile', 'sandbox'], {
+      env: { ESIGN_CONFIG_DIR: config },
+      cwd: dir,
+    });
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain('under profiles.sandbox');
+    expect(init.stderr).toContain(
+      'esign templates set mutual-nda --required counterparty --in-profile sandbox',
+    );
+    expect(init.stderr).toContain('make it your default with `esign profile use sandbox`');
+    const written = JSON.parse(readFileSync(join(dir, '.esign.json'), 'utf8'));
+    expect(written.templates).toBeUndefined();
+    expect(Object.keys(written.profiles.sandbox.templates)).toEqual(['offer-letter', 'mutual-nda']);
+    // The names are the sandbox profile's: production (the default profile) has none.
+    const production = await runBin(['templates', '--json'], { env: { ESIGN_CONFIG_DIR: config }, cwd: dir });
+    expect(JSON.parse(production.stdout).templates).toEqual({});
+    const forSandbox = await runBin(['templates', '--json', '--profile', 'sandbox'], {
+      env: { ESIGN_CONFIG_DIR: config },
+      cwd: dir,
+    });
+    expect(JSON.parse(forSandbox.stdout).templates['offer-letter']).toBe(ACME_OFFER);
+  });
+
+  describe('from a server that lists templates of its own', () => {
+    const server = useScriptedServer();
+    const listing = (templates: { id: string; name: string; merge_tags: string[] }[]) =>
+      server.fallback({ kind: 'json', status: 200, body: { organisation: 'Elsewhere', templates } });
+    const initAt = (dir: string) =>
+      runBin(['init'], {
+        env: {
+          ESIGN_CONFIG_DIR: freshConfigDir(),
+          ESIGN_BASE_URL: server.baseUrl,
+          ESIGN_TOKEN: 'tok_live_0123456789abcdef',
+        },
+        cwd: dir,
+      });
+
+    it("checks the merge tags it writes as the file's reader does: an empty tag or __proto__ leaves that template without fields, said so", async () => {
+      listing([
+        { id: ACME_OFFER, name: 'Offer letter', merge_tags: ['company', ''] },
+        { id: ACME_NDA, name: 'NDA', merge_tags: ['__proto__', 'counterparty'] },
+        { id: '01JD7X6C8PZ5R3V9YQ1TGM4HWB', name: 'Supplier', merge_tags: ['supplier_name'] },
+      ]);
+      const dir = mkdtempSync(join(tmpdir(), 'esign-init-tags-'));
+      const init = await initAt(dir);
+      expect(init.code).toBe(0);
+      expect(init.stderr).toContain(
+        "warning: template 'offer-letter' (01JD7X4ZQ8G1N6RVS0Y2MBKT3E) has a merge tag that cannot be a declared field: '' is not a field name",
+      );
+      expect(init.stderr).toContain(
+        "warning: template 'nda' (01JD7X5B3M9T8W2HQ4K6N0PRSA) has a merge tag that cannot be a declared field: '__proto__'",
+      );
+      expect(JSON.parse(readFileSync(join(dir, '.esign.json'), 'utf8')).templates).toEqual({
+        'offer-letter': ACME_OFFER,
+        nda: ACME_NDA,
+        supplier: { id: '01JD7X6C8PZ5R3V9YQ1TGM4HWB', fields: { supplier_name: {} } },
+      });
+      // Every later command reads the file it wrote.
+      const listed = await runBin(['templates', '--json'], {
+        env: { ESIGN_CONFIG_DIR: freshConfigDir() },
+        cwd: dir,
+      });
+      expect(listed.code).toBe(0);
+      expect(Object.keys(JSON.parse(listed.stdout).templates).sort()).toEqual([
+        'nda',
+        'offer-letter',
+        'supplier',
+      ]);
+    });
+
+    it('25,000 templates that share one long name get names of their own, each at most 64 characters (linear, not quadratic)', async () => {
+      const title = 'A very long template title that goes on and on for sixty ch';
+      const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+      const idOf = (n: number) => {
+        let tail = '';
+        for (let i = 0; i < 6; i++) tail = crockford[(n >> (5 * i)) & 31] + tail;
+        return `01JD7X4ZQ8G1N6RVS0Y2${tail}`;
+      };
+      const count = 25_000;
+      listing(Array.from({ length: count }, (_, n) => ({ id: idOf(n), name: title, merge_tags: ['a'] })));
+      const dir = mkdtempSync(join(tmpdir(), 'esign-init-many-'));
+      const init = await initAt(dir);
+      expect(init.stderr).not.toContain('warning');
+      expect(init.code).toBe(0);
+      const names = Object.keys(JSON.parse(readFileSync(join(dir, '.esign.json'), 'utf8')).templates);
+      expect(names).toHaveLength(count);
+      expect(names.filter((name) => name.length > 64)).toEqual([]);
+      expect(names.slice(0, 2)).toEqual([
+        'a-very-long-template-title-that-goes-on-and-on-for-sixty-ch',
+        'a-very-long-template-title-that-goes-on-and-on-for-sixty-ch-2',
+      ]);
+      const base = names[0] as string;
+      expect(names.at(-1)).toBe(`${base.slice(0, 64 - `-${count}`.length)}-${count}`);
+      expect(new Set(names).size).toBe(count);
+    }, 60_000);
   });
 });
 
@@ -147,17 +258,38 @@ describe('esign templates set', () => {
     expect(readdirSync(dir)).toEqual(['.esign.json']);
   });
 
+  it('--remove-field with a field that is not declared is a typo, told with "did you mean"; the file unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-set-'));
+    const original = `{"templates": {"offer": {"id": "${ACME_OFFER}", "fields": {"company": {}, "start_date": {}}}}}\n`;
+    writeFileSync(join(dir, '.esign.json'), original);
+    const typo = await runBin(['templates', 'set', 'offer', '--remove-field', 'compnay'], { env, cwd: dir });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).not.toContain('Updated');
+    expect(typo.stderr).toContain(
+      "error: --remove-field 'compnay': template 'offer' declares no such field, so nothing was changed. Did you mean 'company'? Its fields: company, start_date.",
+    );
+    expect(readFileSync(join(dir, '.esign.json'), 'utf8')).toBe(original);
+    const removed = await runBin(['templates', 'set', 'offer', '--remove-field', 'company'], {
+      env,
+      cwd: dir,
+    });
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, '.esign.json'), 'utf8')).templates.offer.fields).toEqual({
+      start_date: {},
+    });
+  });
+
   it('refuses a bad id, a bad name and a new name without an id, changing nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'esign-set-'));
     const original = '{"templates": {"nda": "01JD7X5B3M9T8W2HQ4K6N0PRSA"}}\n';
     writeFileSync(join(dir, '.esign.json'), original);
     const badId = await runBin(['templates', 'set', 'offer', '01JD7X4ZQ8G1N6RVS0Y2MBKT3'], { env, cwd: dir });
     expect(badId.code).toBe(2);
-    expect(badId.stderr).toContain("<id> '01JD7X4ZQ8G1N6RVS0Y2MBKT3' is not a template id");
+    expect(badId.stderr).toContain("error: '01JD7X4ZQ8G1N6RVS0Y2MBKT3' is not a template id");
     const badName = await runBin(['templates', 'set', 'bad name', ACME_OFFER], { env, cwd: dir });
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain(
-      "<name> 'bad name' is not a template name (letters, digits and . _ -, at most 64 characters).",
+      "error: 'bad name' is not a template name (letters, digits and . _ -, at most 64 characters).",
     );
     const noId = await runBin(['templates', 'set', 'offer', '--required', 'company'], { env, cwd: dir });
     expect(noId.code).toBe(2);

@@ -140,7 +140,7 @@ describe.runIf(onLinux)('a stale lock whose process id is alive', () => {
       expect(run.code).toBe(0);
       expect(took).toBeLessThan(CONFIG_LOCK_WAIT_MS);
       expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({
-        profiles: { ci: { token: 'tok_ci_0123456789abcdef' } },
+        profiles: { ci: { token: 'tok_ci_0123456789abcdef', token_stored_at: expect.any(String) } },
       });
       expect(existsSync(lockPath)).toBe(false);
     },

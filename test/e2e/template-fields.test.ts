@@ -91,7 +91,7 @@ describe('envelope create checks merge data against the declared fields', () => 
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain(
-        "merge field 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'?",
+        "merge field 'start_dte' is not a field of template 'offer-letter' (its fields: company, role, start_date, salary). Did you mean 'start_date'?",
       );
       expect(result.stderr).toContain(
         "merge field 'start_date' is required by template 'offer-letter', and missing or empty",
@@ -144,7 +144,7 @@ describe('envelope batch checks every record before the first request', () => {
       const said = result.stderr.split("column 'start_dte' is not a field").length - 1;
       expect(said).toBe(1);
       expect(result.stderr).toContain(
-        "Did you mean 'start_date'? (its fields: company, role, start_date, salary; all 30 records)",
+        "(its fields: company, role, start_date, salary; all 30 records). Did you mean 'start_date'?",
       );
       expect(result.stderr).toContain(
         "merge field 'company' is required by template 'offer-letter', and missing or empty on lines 5, 9, 13, 17, 21, 25, 29",
@@ -169,7 +169,7 @@ describe('envelope batch checks every record before the first request', () => {
       expect(result.code).toBe(2);
       expect(result.stderr.split("column 'strat_date' is not a field").length - 1).toBe(1);
       expect(result.stderr).toContain(
-        "column 'strat_date' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, role, start_date, salary; the column is empty on every line)",
+        "column 'strat_date' is not a field of template 'offer-letter' (its fields: company, role, start_date, salary; the column is empty on every line). Did you mean 'start_date'?",
       );
       expect(result.stderr).toContain('2 of 2 records are invalid (1 problem)');
     }
@@ -189,7 +189,7 @@ describe('envelope batch checks every record before the first request', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.split("'strat'").length - 1).toBe(1);
     expect(result.stderr).toContain(
-      "merge field 'strat' from --set is not a field of template 'offer-letter'. (its fields: company, role, start_date, salary)",
+      "merge field 'strat' from --set is not a field of template 'offer-letter' (its fields: company, role, start_date, salary).",
     );
     expect(result.stderr).not.toMatch(/line \d/);
     expect(await requestsSent()).toEqual([]);
@@ -243,5 +243,45 @@ describe('esign templates shows the fields', () => {
       ],
     });
     expect(json.entries[0]).toEqual({ name: 'nda', id: ACME_NDA, fields: [] });
+  });
+});
+
+describe('a required field given as null', () => {
+  it('is told once, as null, not also as missing: in a create and in a batch', async () => {
+    const data = join(repo, 'null-company.json');
+    writeFileSync(data, JSON.stringify({ company: null, start_date: '2026-12-01' }));
+    const create = await runBin(
+      [
+        'envelope',
+        'create',
+        '--template',
+        'offer-letter',
+        '--name',
+        'A',
+        '--email',
+        'a@example.com',
+        '--data',
+        data,
+      ],
+      { env, cwd: repo },
+    );
+    expect(create.code).toBe(2);
+    expect(create.stderr).toBe(
+      `error: --data ${data}: merge field 'company' is null; values must be strings, numbers or booleans.\nhint: See \`esign envelope create --help\` for the flags and examples.\n`,
+    );
+    const records = join(repo, 'null-company.jsonl');
+    writeFileSync(
+      records,
+      `${JSON.stringify({ signatory: { name: 'A', email: 'a@example.com' }, merge_data: { company: null, start_date: '2026-12-01' } })}\n`,
+    );
+    const batch = await runBin(['envelope', 'batch', records, '--template', 'offer-letter'], {
+      env,
+      cwd: repo,
+    });
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toContain('1 of 1 records is invalid (1 problem)');
+    expect(batch.stderr).toContain("line 1: merge_data: merge field 'company' is null");
+    expect(batch.stderr).not.toContain('missing or empty');
+    expect(await requestsSent()).toEqual([]);
   });
 });

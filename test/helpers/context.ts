@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { storedPreference } from '../../src/config/preferences.js';
 import { type Context, cachedStdin, type Env, redact } from '../../src/context.js';
 import { decideTerminal } from '../../src/io/terminal.js';
 import { run } from '../../src/main.js';
@@ -79,7 +80,9 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     stdout: out,
     stderr: err,
     spinnerStream: err as unknown as NodeJS.WritableStream,
-    terminal: decideTerminal({ stdout: out, stderr: err }, env),
+    terminal: decideTerminal({ stdout: out, stderr: err }, env, process.platform, () =>
+      storedPreference(configDir, 'accessible'),
+    ),
     stdin: {
       isTTY: options.stdinTTY ?? false,
       ...cachedStdin(() => Readable.from([Buffer.from(stdinText)]), {

@@ -49,7 +49,14 @@ export interface Terminal {
 export function openTerminal(
   name: string,
   command: string,
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    columns?: number;
+    rows?: number;
+    /** Screens with their colours and attributes, as escape sequences (tmux capture-pane -e). */
+    escapes?: boolean;
+  } = {},
 ): Terminal {
   const session = `${name}-${process.pid}`;
   startServer();
@@ -60,14 +67,15 @@ export function openTerminal(
     .map(([key, value]) => `export ${key}=${shellQuote(value)}; `)
     .join('');
   const cd = options.cwd ? `cd ${shellQuote(options.cwd)} && ` : '';
-  tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '20', `${exports}${cd}${command}; sleep 60`);
+  const size = ['-x', String(options.columns ?? 120), '-y', String(options.rows ?? 20)];
+  tmux('new-session', '-d', '-s', session, ...size, `${exports}${cd}${command}; sleep 60`);
   const screens: string[] = [];
   return {
     screens,
     async waitFor(pattern, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const screen = tmux('capture-pane', '-p', '-t', session);
+        const screen = tmux('capture-pane', '-p', ...(options.escapes ? ['-e'] : []), '-t', session);
         screens.push(screen);
         if (pattern.test(screen)) return screen;
         if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${screen}`);

@@ -105,6 +105,22 @@ describe('node bin/esign.js sandbox', () => {
     }
   });
 
+  it('--rate-limit 0.5/s, as --rate and defaults.rate read it: the same rate in whole requests, 1 per 2 s', async () => {
+    const started = await spawnSandbox(['--rate-limit', '0.5/s', '--rate-limit-headers', 'ietf']);
+    try {
+      expect((started.info as unknown as { faults: { rate_limit: unknown } }).faults.rate_limit).toEqual({
+        limit: 1,
+        window_seconds: 2,
+      });
+      const first = await create(started);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('ratelimit-policy')).toBe('1;w=2');
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exit;
+    }
+  });
+
   it('leaves a whole state file when killed with SIGKILL during creates, with every envelope answered 200', async () => {
     const statePath = join(folder, 'killed.json');
     const started = await spawnSandbox(['--state', statePath]);

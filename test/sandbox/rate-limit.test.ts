@@ -19,6 +19,14 @@ describe('parseRateLimit', () => {
     ['200/30s', 200, 30],
     ['100/2min', 100, 120],
     [' 7/1s ', 7, 1],
+    // Not whole requests in whole seconds: the same rate in the smallest window that is.
+    ['0.5/s', 1, 2],
+    ['2.5/s', 5, 2],
+    ['5.5', 11, 2],
+    ['0.1/s', 1, 10],
+    ['1.5/min', 3, 120],
+    ['50/500ms', 100, 1],
+    ['1/300ms', 10, 3],
   ])('%j is %d per %d s', (text, limit, windowSeconds) => {
     expect(parseRateLimit(text)).toEqual({ limit, windowSeconds });
   });
@@ -32,7 +40,7 @@ describe('parseRateLimit', () => {
     ['50/d', /must be n per window/],
     ['abc', /must be n per window/],
     ['-5', /must be n per window/],
-    ['5.5', /must be n per window/],
+    ['0.00001/s', /window from 1 s to 24 h/],
   ])('%j is refused', (text, message) => {
     expect(parseRateLimit(text)).toMatch(message);
   });

@@ -166,7 +166,10 @@ describe('POST /_sandbox/faults', () => {
     [{ fail_rate: 2 }, 'fail_rate: must be a number from 0 to 1, like 0.1'],
     [{ latency_ms: -1 }, 'latency_ms: must be a whole number from 0 to 60000'],
     [{ latency_ms: '100' }, 'latency_ms: must be a whole number from 0 to 60000'],
-    [{ rate_limit: '5/d' }, 'rate_limit: must be n per window, like 50, 50/s, 100/min, 1000/h or 50/5s'],
+    [
+      { rate_limit: '5/d' },
+      'rate_limit: must be n per window, like 50, 50/s, 100/min, 1000/h, 50/5s or 0.5/s',
+    ],
     [
       { rate_limit_headers: 'github' },
       'rate_limit_headers: must be one of x-ratelimit, ietf, structured, none',

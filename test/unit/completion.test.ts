@@ -44,7 +44,7 @@ describe('completion', () => {
     expect(values(offer('status', '--profile', 's'))).toEqual(['sandbox']);
     expect(values(offer('envelope', 'batch', 'x', '--format', ''))).toEqual(['jsonl', 'csv']);
     expect(values(offer('completion', ''))).toEqual(['bash', 'zsh', 'fish']);
-    expect(values(offer('config', 'get', ''))).toEqual(['base_url']);
+    expect(values(offer('config', 'get', ''))).toEqual(['base_url', 'accessible', 'token_age_reminder']);
     expect(offer('envelope', 'create', '--data', '').files).toBe(true);
     expect(offer('envelope', 'batch', '').files).toBe(true);
     expect(offer('envelope', 'batch', 'x.csv', '--output', 'r').files).toBe(true);
@@ -175,5 +175,24 @@ describe('completion', () => {
       formatCompletion({ words: [{ value: 'set', description: 'Store\ta setting' }], files: false }),
     ).toBe('set\tStore a setting\n:none\n');
     expect(formatCompletion({ words: [], files: true })).toBe(':files\n');
+  });
+
+  it('offers only plain words from files: a profile or field name a shell would run is left out', () => {
+    const hostile: ValueLookup = () => [
+      { value: '$(id)=' },
+      { value: '`id`=' },
+      { value: 'a;id=' },
+      { value: 'start date=' },
+      { value: '-rf=' },
+      { value: 'start_date=' },
+      { value: 'prénom=' },
+      { value: 'v1.2-x' },
+    ];
+    expect(values(complete(tree, ['envelope', 'create', '--set', ''], hostile))).toEqual([
+      'start_date=',
+      'prénom=',
+      'v1.2-x',
+    ]);
+    expect(values(complete(tree, ['--profile', ''], hostile))).toEqual(['start_date=', 'prénom=', 'v1.2-x']);
   });
 });

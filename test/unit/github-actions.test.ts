@@ -190,7 +190,7 @@ const report = (over: Partial<BatchReport> = {}): BatchReport => ({
 
 describe('the batch job summary', () => {
   it('shows counts, time, rate, 429s and the failed and unknown records by line, escaped', () => {
-    const markdown = batchSummaryMarkdown(report());
+    const markdown = batchSummaryMarkdown(report(), { emails: true });
     expect(markdown).toContain('| 990 | 7 | 1 | 2 | 1000 | 1 min 23 s | 12.0/s | 12 | 4.3 s |');
     const rows = markdown.split('\n').filter((line) => /^\| \d+ \| (?!\d)/.test(line));
     expect(rows).toEqual([
@@ -198,6 +198,15 @@ describe('the batch job summary', () => {
       '| 90 | z@example\\.com | unknown | timed out |',
       '| 42 | grace\\_hopper@example\\.com | failed | The API said: "Template \\| not \\*found\\*" |',
     ]);
+    // By default the people stay out of it: lines and errors only, and how to show the emails.
+    const shown = batchSummaryMarkdown(report());
+    expect(shown).not.toMatch(/@example/);
+    expect(shown.split('\n').filter((line) => /^\| \d+ \| (?!\d)/.test(line))).toEqual([
+      '| 7 | unknown | connection reset after sending |',
+      '| 90 | unknown | timed out |',
+      '| 42 | failed | The API said: "Template \\| not \\*found\\*" |',
+    ]);
+    expect(shown).toContain('`--summary-emails` shows them here');
     expect(markdown).toContain('> [!WARNING]');
     expect(batchOutputs(report())).toEqual({
       created: '990',
@@ -217,6 +226,7 @@ describe('the batch job summary', () => {
     }));
     const markdown = batchSummaryMarkdown(
       report({ failed: 5000, records, recordsLeftOff: 5000 - MAX_REPORTED_RECORDS }),
+      { emails: true },
     );
     const rows = markdown.split('\n').filter((line) => /^\| \d+ \| p/.test(line));
     expect(rows).toHaveLength(MAX_SUMMARY_ROWS);

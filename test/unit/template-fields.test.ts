@@ -49,8 +49,8 @@ describe('checkMergeData', () => {
     const check = checkMergeData(FIELDS, { company: '  ', start_dte: '2026-12-01', bonus: '1' });
     expect(check).toEqual({ unknown: ['start_dte', 'bonus'], missing: ['company', 'start_date'] });
     expect(describeFieldCheck(check as NonNullable<typeof check>, offer)).toEqual([
-      "merge field 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary)",
-      "merge field 'bonus' is not a field of template 'offer-letter'. (its fields: company, start_date, salary)",
+      "merge field 'start_dte' is not a field of template 'offer-letter' (its fields: company, start_date, salary). Did you mean 'start_date'?",
+      "merge field 'bonus' is not a field of template 'offer-letter' (its fields: company, start_date, salary).",
       "merge fields 'company', 'start_date' are required by template 'offer-letter', and missing or empty (company: Legal name of the employer; start_date: e.g. 2026-12-01)",
     ]);
   });
@@ -78,10 +78,10 @@ describe('FieldProblems: a batch tells each problem once, with its lines', () =>
       );
     }
     expect(problems.describe(39)[0]).toBe(
-      "column 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary; all 39 records)",
+      "column 'start_dte' is not a field of template 'offer-letter' (its fields: company, start_date, salary; all 39 records). Did you mean 'start_date'?",
     );
     expect(problems.describe()).toEqual([
-      "column 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary; lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more)",
+      "column 'start_dte' is not a field of template 'offer-letter' (its fields: company, start_date, salary; lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more). Did you mean 'start_date'?",
       "merge field 'start_date' is required by template 'offer-letter', and missing or empty on lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 29 more (start_date: e.g. 2026-12-01)",
       "merge field 'company' is required by template 'offer-letter', and missing or empty on lines 3, 6, 9, 12, 15, 18, 21, 24, 27, 30 and 3 more (company: Legal name of the employer)",
     ]);
@@ -100,7 +100,7 @@ describe("FieldProblems: a CSV header's columns", () => {
     expect(problems.size).toBe(0);
     expect(problems.recordsWithBadColumns()).toBe(3);
     expect(problems.describe(3)).toEqual([
-      "column 'strat_date' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary; the column is empty on every line)",
+      "column 'strat_date' is not a field of template 'offer-letter' (its fields: company, start_date, salary; the column is empty on every line). Did you mean 'start_date'?",
     ]);
   });
 
@@ -110,11 +110,11 @@ describe("FieldProblems: a CSV header's columns", () => {
     problems.noteTemplate(offer);
     problems.noteTemplate(nda);
     expect(problems.describe(2)).toEqual([
-      "column 'x' is not a field of any of the templates 'offer-letter', 'nda'. (the column is empty on every line)",
+      "column 'x' is not a field of any of the templates 'offer-letter', 'nda' (the column is empty on every line).",
     ]);
     // …but a value in it on a record of the other template is told with its line.
     problems.add(3, check({ company: 'Acme' }, nda.fields), nda, () => ({ kind: 'column' }));
-    expect(problems.describe(2)[1]).toContain("column 'company' is not a field of template 'nda'.");
+    expect(problems.describe(2)[1]).toContain("column 'company' is not a field of template 'nda' (");
   });
 
   it('nothing is said of columns when a record uses a template without declared fields', () => {
@@ -286,7 +286,7 @@ describe("esign mcp's validate_envelope checks the fields as create does", () =>
     expect(errorOf(bad)).toMatchObject({
       code: 'invalid_input',
       details: [
-        "merge field 'start_dte' is not a field of template 'offer-letter'. Did you mean 'start_date'? (its fields: company, start_date, salary).",
+        "merge field 'start_dte' is not a field of template 'offer-letter' (its fields: company, start_date, salary). Did you mean 'start_date'?",
         "merge field 'start_date' is required by template 'offer-letter', and missing or empty (start_date: e.g. 2026-12-01).",
       ],
     });

@@ -49,6 +49,8 @@ describe('decideTerminal', () => {
       stdoutColor,
       stderrColor,
       animations,
+      accessible: false,
+      plainProgress: false,
       width,
       unicode: env.TERM !== 'dumb',
     });

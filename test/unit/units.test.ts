@@ -200,8 +200,9 @@ describe('one grammar everywhere', () => {
     expect(perMs['sandbox --rate-limit']('100/m')).toBeCloseTo(100 / 60_000);
     expect(perMs['defaults.rate']('100/m')).toBeCloseTo(100 / 60_000);
     expect(perMs['defaults.rate']('0.5/s')).toBeCloseTo(0.5 / 1000);
-    // The sandbox counts whole requests: a fractional count is refused with its form, not misread.
-    expect(parseRateLimit('0.5/s')).toMatch(/must be n per window/);
+    // The sandbox counts whole requests in whole seconds: 0.5/s is the same rate as 1 per 2 s.
+    expect(perMs['sandbox --rate-limit']('0.5/s')).toBeCloseTo(0.5 / 1000);
+    expect(parseRateLimit('0.5/s')).toEqual({ limit: 1, windowSeconds: 2 });
   });
 
   it('--max-rate-wait reads the same durations', () => {

@@ -10,6 +10,7 @@ import { InputError, InterruptedError } from '../../errors.js';
 import { problemText } from '../../problems.js';
 import { shellQuote } from '../../text/shell.js';
 import { secondsText } from '../../text/units.js';
+import { isLoopbackHost } from '../../transport/loopback.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -105,15 +106,34 @@ export function interruptedText(
 }
 
 /**
- * Records whose outcome is unknown: check before they are sent again. `retryUnknown`: the command
- * that sends them again, when the results are in a file.
+ * Where a person checks whether an envelope exists: the service's dashboard, or, where the base URL
+ * is loopback (where `esign sandbox` listens, and which has no dashboard), the sandbox's envelope
+ * list, with the command that shows it.
  */
-export function unknownNextStep(unknown: number, retryUnknown: string | undefined): string {
+export function whereToCheckEnvelopes(baseUrl: string | undefined): string {
+  if (!baseUrl) return 'the dashboard';
+  try {
+    const url = new URL(baseUrl);
+    if (!isLoopbackHost(url.hostname)) return 'the dashboard';
+    return `the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${url.origin}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret)`;
+  } catch {
+    return 'the dashboard';
+  }
+}
+
+/**
+ * Records whose outcome is unknown: check before they are sent again. `retryUnknown`: the command
+ * that sends them again, when the results are in a file. `checkIn`: whereToCheckEnvelopes.
+ */
+export function unknownNextStep(
+  unknown: number,
+  { retryUnknown, checkIn }: { retryUnknown: string | undefined; checkIn: string },
+): string {
   const records = unknown === 1 ? '1 record has' : `${unknown} records have`;
   if (retryUnknown === undefined) {
-    return `${records} an unknown outcome: the envelope may exist. Check in the dashboard before sending them again (the results above say which lines).\n`;
+    return `${records} an unknown outcome: the envelope may exist. Check in ${checkIn} before sending them again (the results above say which lines).\n`;
   }
-  return `${records} an unknown outcome: the envelope may exist. Check in the dashboard; for those that do not exist, run\n  ${retryUnknown}\nwhich sends every unknown record again: a signatory whose envelope does exist gets a second one.\n`;
+  return `${records} an unknown outcome: the envelope may exist. Check in ${checkIn}; for those that do not exist, run\n  ${retryUnknown}\nwhich sends every unknown record again: a signatory whose envelope does exist gets a second one.\n`;
 }
 
 /** The duplicate records found, the first ones listed. */

@@ -51,6 +51,8 @@ import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '..
 import { problemSentence } from '../../problems.js';
 import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../../project/templates.js';
 import {
+  checkExpiryLimit,
+  knownExpiryLimit,
   type Problems,
   parseExpiresInDays,
   parseSetFlags,
@@ -75,6 +77,7 @@ import {
   stoppingText,
   summaryText,
   unknownNextStep,
+  whereToCheckEnvelopes,
 } from './batch-text.js';
 import { type NextCommandOptions, type NextStep, nextCommand } from './next-command.js';
 
@@ -99,6 +102,7 @@ export const options = z.object({
   keepGoing: z.optional(z.boolean()),
   yes: z.optional(z.boolean()),
   input: z.optional(z.boolean()),
+  summaryEmails: z.optional(z.boolean()),
 });
 type BatchFlags = z.infer<typeof options>;
 
@@ -136,6 +140,8 @@ interface BatchJob {
   keepGoing: boolean;
   /** In GitHub Actions: outputs, a summary and annotations for the runner. */
   actions: boolean;
+  /** The job summary names each failed record's signatory email (--summary-emails). */
+  summaryEmails: boolean;
   json: boolean;
   verbose: boolean;
   /** The command that runs this batch again (resume, retry unknown), as the user can paste it. */
@@ -200,6 +206,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
     maxRateWaitMs: flags.maxRateWait,
     keepGoing: flags.keepGoing === true,
     actions: githubActionsEnabled(flags.ciOutput, ctx.env),
+    summaryEmails: flags.summaryEmails === true,
     json: flags.json === true,
     verbose: flags.verbose === true,
     next: asSent(flags, settings, { concurrency, rate }),
@@ -275,9 +282,17 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
   const problems: Problems = [];
   const fromFiles = await readMergeDataFiles(flags.data, ctx, problems);
   const fromSet = parseSetFlags(flags.set, problems);
-  const expires =
-    parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems) ??
-    settings.project?.content.defaults?.expires_in_days;
+  const expiryFlag = parseExpiresInDays(flags.expiresInDays, '--expires-in-days', problems);
+  const expires = expiryFlag ?? settings.project?.content.defaults?.expires_in_days;
+  // Over the sandbox's bound where the base URL is the sandbox's: the default is told once here,
+  // each record's own value with its line.
+  const maxExpires = knownExpiryLimit(settings.baseUrl.value);
+  checkExpiryLimit(
+    expires,
+    maxExpires,
+    expiryFlag === undefined ? `defaults.expires_in_days of ${settings.project?.path}` : '--expires-in-days',
+    problems,
+  );
   const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
   let template: ResolvedTemplate | undefined;
   if (flags.template !== undefined) {
@@ -289,6 +304,7 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
   if (only) {
     throw new UsageError(problems.length === 1 ? problemSentence(only) : 'The default flags have problems:', {
       details: problems.length === 1 ? [] : problems.map(problemSentence),
+      ...(problems.length === 1 && only.hint ? { hint: only.hint } : {}),
     });
   }
   const from = new Map<string, string>();
@@ -300,6 +316,7 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
     merge_data: { ...fromFiles, ...fromSet },
     expires_in_days: expires,
     templates,
+    max_expires_in_days: maxExpires,
   };
 }
 
@@ -416,9 +433,14 @@ async function settleDuplicates(job: BatchJob, ctx: Context, plan: Plan): Promis
     return;
   }
   ctx.stderr.write(warning);
-  const { askYesNo, streamsOf } = await import('../../envelope/interactive.js');
+  const { askYesNo, finishQuestions, streamsOf } = await import('../../envelope/interactive.js');
+  const streams = streamsOf(ctx);
   const question = `Send ${count === 1 ? 'the duplicate' : `all ${count} duplicates`} anyway?`;
-  if (await askYesNo(question, streamsOf(ctx))) return;
+  if (await askYesNo(question, streams)) {
+    finishQuestions(streams, { said: `Sending ${count === 1 ? 'it' : 'them'} with the others.` });
+    return;
+  }
+  finishQuestions(streams, { said: 'Nothing was sent.', declined: true });
   throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
     hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
   });
@@ -442,9 +464,19 @@ async function send(
   { plan, lost }: { plan: Plan; lost: AbortSignal | undefined },
 ): Promise<Sent> {
   const { concurrency, output } = job;
-  const client = await connect(job.settings, ctx, { verbose: job.verbose, connections: concurrency });
-  const token = job.settings.token.value;
-  const secrets = new Set(token ? [token] : []);
+  const client = await connect(job.settings, ctx, {
+    verbose: job.verbose,
+    connections: concurrency,
+    remindTokenAge: !job.json,
+    // A record's own template_id (a JSON Lines key or a CSV column) wins over --template.
+    templateFrom:
+      job.defaults.template === undefined
+        ? "the records' template_id"
+        : "--template (or a record's own template_id)",
+  });
+  // Every token the client sends (a token command may give another after a 401): results are
+  // redacted of each.
+  const secrets = client.tokens;
   const results = output
     ? DurableAppender.open<ResultLine>(output.path, {
         syncEveryMs: RESULTS_SYNC_EVERY_MS,
@@ -521,6 +553,7 @@ function sendPlan(job: BatchJob, plan: Plan): SendPlan {
     maxRetries: job.maxRetries,
     maxRateWaitMs: job.maxRateWaitMs,
     stopAfterSameFailures: job.keepGoing ? undefined : SAME_FAILURE_STOP_AFTER,
+    checkEnvelopesIn: whereToCheckEnvelopes(job.settings.baseUrl.value),
   };
 }
 
@@ -569,7 +602,7 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
       isRunError,
     ),
   );
-  if (job.actions) publishForActions(report, run, ctx, isRunError);
+  if (job.actions) publishForActions(report, run, ctx, { isRunError, emails: job.summaryEmails });
 
   if (outputError) throw outputFailed(job, { error: outputError, unwritten: run.unwritten, secrets }, ctx);
   if (run.stoppedBy) {
@@ -586,7 +619,10 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
   if (run.sameFailure) ctx.stderr.write(sameFailureStopText(report, afterFixing(job, report)));
   if (report.unknown > 0) {
     ctx.stderr.write(
-      unknownNextStep(report.unknown, output ? resumeCommand(job, ['--retry-unknown']) : undefined),
+      unknownNextStep(report.unknown, {
+        retryUnknown: output ? resumeCommand(job, ['--retry-unknown']) : undefined,
+        checkIn: whereToCheckEnvelopes(job.settings.baseUrl.value),
+      }),
     );
   }
   return report.failed > 0 || report.unknown > 0 ? ExitCode.batchIncomplete : ExitCode.ok;
@@ -630,7 +666,7 @@ function publishForActions(
   report: BatchReport,
   run: RunReport,
   ctx: Context,
-  isRunError: (group: FailureGroup) => boolean,
+  { isRunError, emails }: { isRunError: (group: FailureGroup) => boolean; emails: boolean },
 ): void {
   // One annotation per error (the run's own error, a 401, is annotated where it is reported),
   // redacted before it is escaped, and written as esign's own workflow commands.
@@ -641,7 +677,7 @@ function publishForActions(
     batchAnnotations(shown, (group) => isRunError(original(group))),
   );
   try {
-    publishBatchReport(report, ctx.env, ctx.redact);
+    publishBatchReport(report, ctx.env, ctx.redact, { emails });
   } catch (error) {
     const clean =
       !run.outputError && !run.stoppedBy && !run.interrupted && report.failed + report.unknown === 0;

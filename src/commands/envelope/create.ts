@@ -12,7 +12,7 @@ import { connect, loadSettings } from '../../config/connect.js';
 import type { Settings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { createdButNotWritten } from '../../envelope/created.js';
-import type { AskedField } from '../../envelope/interactive.js';
+import type { AnswerChecks, AskedField, PromptStreams } from '../../envelope/interactive.js';
 import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { connectionOf, globalOptions, repeated } from '../../options.js';
@@ -83,20 +83,23 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     return ExitCode.ok;
   }
-  if (walkThrough && !flags.yes) await confirmRequest(request, flags.template, ctx);
+  if (walkThrough) await confirmRequest(request, flags, ctx);
 
-  const client = await connect(settings, ctx, { verbose: flags.verbose });
+  const client = await connect(settings, ctx, {
+    verbose: flags.verbose,
+    remindTokenAge: !flags.json && !flags.quiet,
+  });
   const { createEnvelope } = await import('../../envelope/send.js');
   // -q and --json draw nothing on the way: neither the spinner nor chalk is loaded for them.
   const spinner =
     flags.json || flags.quiet
-      ? { stop() {} }
+      ? { stop(_end?: 'done' | 'failed') {} }
       : await (await import('../../io/spinner.js')).startSpinner(ctx, 'Creating envelope…');
-  let created: Envelope;
+  let created: Envelope | undefined;
   try {
     created = await createEnvelope(client, request, ctx);
   } finally {
-    spinner.stop();
+    spinner.stop(created ? 'done' : 'failed');
     await client.close();
   }
   // Redacted once, before anything is escaped or written: stdout, the step outputs, the mask and a
@@ -115,15 +118,14 @@ async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): 
   const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
   // The URL is a bearer link: its mask reaches the runner before any line that holds it.
   if (actions) maskValues(ctx.stderr, [envelope.signing_url]);
-  if (flags.json) ctx.stdout.write(`${JSON.stringify(envelope)}\n`);
-  else if (flags.quiet) ctx.stdout.write(`${envelope.signing_url}\n`);
-  else ctx.stdout.write((await import('./envelope-view.js')).renderEnvelope(envelope, ctx));
+  ctx.stdout.write(await shownEnvelope(envelope, flags, ctx));
   let outputsFailed: OutputFailedError | undefined;
   try {
     if (actions) writeStepOutputs(envelope, ctx);
   } catch (error) {
     outputsFailed = error as OutputFailedError;
   }
+  // Courtesies for the person in front of the screen: each problem is a warning (show-link.ts).
   if (flags.qr || flags.open) {
     const { showLink } = await import('../../envelope/show-link.js');
     await showLink(envelope.signing_url, { qr: flags.qr, open: flags.open, actions }, ctx);
@@ -140,6 +142,26 @@ async function deliver(envelope: Envelope, flags: CreateOptions, ctx: Context): 
     });
   }
   if (outputsFailed) throw outputsFailed;
+}
+
+/**
+ * The envelope as stdout shows it: one JSON object, the URL alone, or the view for a person. The
+ * view is drawn after the envelope exists: were drawing it to fail, the same facts go out plain.
+ */
+async function shownEnvelope(envelope: Envelope, flags: CreateOptions, ctx: Context): Promise<string> {
+  if (flags.json) return `${JSON.stringify(envelope)}\n`;
+  if (flags.quiet) return `${envelope.signing_url}\n`;
+  try {
+    return (await import('./envelope-view.js')).renderEnvelope(envelope, ctx);
+  } catch {
+    const rows = [
+      ['Envelope ID', envelope.envelope_id],
+      ['Status', envelope.status],
+      ['Signing URL', envelope.signing_url],
+      ['Expires', envelope.expires_at],
+    ];
+    return `Envelope created\n${rows.map(([label, value]) => `  ${label?.padEnd(13)}${value}\n`).join('')}`;
+  }
 }
 
 /**
@@ -247,16 +269,69 @@ async function askForMissing(
   const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
   const answers = await walk.askForMissing(
     { template: flags.template, name: flags.name, email: flags.email, set: flags.set },
-    names.names,
-    (template) => requiredFieldsToAsk(template, flags.set, fromFiles, settings),
-    walk.streamsOf(ctx),
+    {
+      templateNames: names.names,
+      requiredFieldsOf: (template) => requiredFieldsToAsk(template, flags.set, fromFiles, settings),
+      checks: answerChecks(flags, settings),
+    },
+    prompts(ctx, walk),
   );
   return { ...flags, ...answers };
 }
 
-/** The walk-through's last step: what will be sent, and one question. No: exit 2, nothing sent. */
-async function confirmRequest(request: CreateEnvelopeRequest, template: string | undefined, ctx: Context) {
+/** The walk-through's prompts: one set of streams for every question of the run. */
+const promptStreams = new WeakMap<Context, PromptStreams>();
+function prompts(ctx: Context, walk: typeof import('../../envelope/interactive.js')): PromptStreams {
+  const known = promptStreams.get(ctx);
+  if (known) return known;
+  const made = walk.streamsOf(ctx);
+  promptStreams.set(ctx, made);
+  return made;
+}
+
+/**
+ * Each answer checked with its flag's own check, at its question: the draft the flags make with the
+ * answer in, every other question still pending, and the problems of that flag alone.
+ */
+function answerChecks(flags: CreateOptions, settings: Settings): AnswerChecks {
+  const problemFor = (answer: Partial<Pick<CreateOptions, 'template' | 'name' | 'email'>>, flag: string) => {
+    const asked = { ...flags, ...answer };
+    const wire = [
+      ...(asked.template === undefined ? ['template_id'] : []),
+      ...(asked.name === undefined ? ['signatory.name'] : []),
+      ...(asked.email === undefined ? ['signatory.email'] : []),
+    ];
+    const draft = { ...draftOf(asked, {}, undefined), pending: { wire, mergeFields: [] } };
+    const found = draftProblems(draft, settings, CREATE_FLAG_NAMES).find(
+      (problem) => problem.source === flag,
+    );
+    return found && asAnswerProblem(found.message);
+  };
+  return {
+    template: (value) => problemFor({ template: value }, '--template'),
+    name: (value) => problemFor({ name: value }, '--name'),
+    email: (value) => problemFor({ email: value }, '--email'),
+    field: (field, value) =>
+      value.trim() === ''
+        ? `${escapeControl(field.name)} is required by the template: it must not be empty.`
+        : undefined,
+  };
+}
+
+/** "must be an email address, like ada@example.com" → "Must be an email address, like ada@example.com." */
+function asAnswerProblem(message: string): string {
+  const sentence = `${message.charAt(0).toUpperCase()}${message.slice(1)}`;
+  return sentence.endsWith('.') ? sentence : `${sentence}.`;
+}
+
+/**
+ * The walk-through's last step: what will be sent, and one question (not with --yes). No: exit 2,
+ * nothing sent. Either way the frame the questions drew is closed.
+ */
+async function confirmRequest(request: CreateEnvelopeRequest, flags: CreateOptions, ctx: Context) {
   const walk = await import('../../envelope/interactive.js');
+  const streams = prompts(ctx, walk);
+  const { template } = flags;
   const named =
     template !== undefined && template.toUpperCase() !== request.template_id ? ` (${template})` : '';
   const lines = [
@@ -266,8 +341,12 @@ async function confirmRequest(request: CreateEnvelopeRequest, template: string |
     ...Object.entries(request.merge_data).map(([key, value]) => `${key.padEnd(12)} ${value}`),
     ...(request.expires_in_days === undefined ? [] : [`Expires in   ${request.expires_in_days} days`]),
   ];
-  const yes = await walk.confirmSend(lines.map(escapeControl).join('\n'), walk.streamsOf(ctx));
-  if (!yes) throw new UsageError('Not sent: you answered no.', { hint: 'Nothing was sent.' });
+  const yes = flags.yes || (await walk.confirmSend(lines.map(escapeControl).join('\n'), streams));
+  if (!yes) {
+    walk.finishQuestions(streams, { said: 'Not sent.', declined: true });
+    throw new UsageError('Not sent: you answered no.', { hint: 'Nothing was sent.' });
+  }
+  walk.finishQuestions(streams, { said: 'Sending it.' });
 }
 
 /** The step outputs envelope_id, signing_url, status and expires_at, in $GITHUB_OUTPUT. */

@@ -15,8 +15,9 @@ export function renderEnvelope(envelope: Envelope, ctx: Context): string {
     ['Signing URL', c.cyan.underline(envelope.signing_url)],
     ['Expires', `${formatUtc(expires)} ${c.dim(`(${formatRelative(expires, ctx.now())})`)}`],
   ];
-  const head = ctx.terminal.stdoutIsTTY
-    ? `${c.green(drawable(ctx.terminal, '✓'))} Envelope created\n`
-    : 'Envelope created\n';
+  // The mark says what the words say: in accessible mode it goes (io/terminal.ts).
+  const mark = drawable(ctx.terminal, '✓ ').trim();
+  const head =
+    ctx.terminal.stdoutIsTTY && mark ? `${c.green(mark)} Envelope created\n` : 'Envelope created\n';
   return `${head}${rows.map(([label, value]) => `  ${c.dim(label.padEnd(13))}${value}`).join('\n')}\n`;
 }

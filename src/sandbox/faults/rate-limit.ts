@@ -6,7 +6,7 @@
 // every token. Each token counts its own create requests in the current window; past n they get 429.
 import type { OutgoingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
-import { RATE_OR_COUNT_EXPECTED, rateText, readRate } from '../../text/units.js';
+import { RATE_OR_COUNT_EXPECTED, rateText, readRate, wholeCountWindow } from '../../text/units.js';
 
 export const RATE_LIMIT_HEADER_STYLES = ['x-ratelimit', 'ietf', 'structured', 'none'] as const;
 export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
@@ -23,19 +23,20 @@ const MAX_WINDOW_SECONDS = 24 * 60 * 60;
 export const RATE_LIMIT_FORMAT = RATE_OR_COUNT_EXPECTED;
 
 /**
- * `50` (per second), `50/s`, `100/min`, `1000/h`, `50/5s`, `100/2min` (src/text/units.ts reads
- * them, as everywhere); a problem as text otherwise. The sandbox counts whole requests in windows
- * of whole seconds, from 1 s to 24 h.
+ * `50` (per second), `50/s`, `100/min`, `1000/h`, `50/5s`, `100/2min`, `0.5/s` (src/text/units.ts
+ * reads them, as everywhere); a problem as text otherwise. The sandbox counts whole requests in
+ * windows of whole seconds, from 1 s to 24 h: a rate that is not (`0.5/s`) is taken as the same
+ * rate in the smallest such window (1 per 2 s).
  */
 export function parseRateLimit(text: string): RateLimitPolicy | string {
   const rate = readRate(text, { countAlone: true });
-  if (!rate || !Number.isInteger(rate.count)) return `must be ${RATE_LIMIT_FORMAT}`;
-  const limit = rate.count;
-  if (limit < 1 || limit > MAX_LIMIT) return `must allow from 1 to ${MAX_LIMIT} requests per window`;
-  const windowSeconds = rate.perMs / 1000;
-  if (!Number.isInteger(windowSeconds) || windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS)
-    return 'must have a window from 1 s to 24 h, like 50/5s';
-  return { limit, windowSeconds };
+  if (!rate) return `must be ${RATE_LIMIT_FORMAT}`;
+  if (!(rate.count > 0)) return `must allow from 1 to ${MAX_LIMIT} requests per window`;
+  // The same rate in whole requests and whole seconds: 0.5/s is 1 per 2 s (src/text/units.ts).
+  const whole = wholeCountWindow(rate, MAX_WINDOW_SECONDS);
+  if (!whole || whole.seconds < 1) return 'must have a window from 1 s to 24 h, like 50/5s or 0.5/s';
+  if (whole.count > MAX_LIMIT) return `must allow from 1 to ${MAX_LIMIT} requests per window`;
+  return { limit: whole.count, windowSeconds: whole.seconds };
 }
 
 /** `50/s`, `100/min`, `50/5s`: the policy as the flag takes it (written as every rate is). */

@@ -1,0 +1,31 @@
+// The person's own preferences, kept at the top level of config.json for every profile:
+// `accessible` (accessible mode) and `token_age_reminder` (the reminder to rotate an old token).
+// `esign config set <key> true|false` writes them through the config store (store.ts, whose schema
+// checks them). Reading one here takes neither the schema nor conf: the terminal decision asks for
+// `accessible` when a spinner or a prompt is about to be shown, and a broken config file is
+// reported by the commands that read the config, never by a spinner.
+import { readFileSync } from 'node:fs';
+import { configFilePath } from './paths.js';
+
+/** The keys of the config file that are preferences of the person, not settings of a profile. */
+export const PREFERENCE_KEYS = ['accessible', 'token_age_reminder'] as const;
+export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
+
+/** A preference's stored value: true or false, or undefined when it is not set (or cannot be read). */
+export function storedPreference(dir: string, key: PreferenceKey): boolean | undefined {
+  try {
+    const text = readFileSync(configFilePath(dir), 'utf8').replace(/^\uFEFF/, '');
+    const value: unknown = JSON.parse(text)?.[key];
+    return typeof value === 'boolean' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A preference as typed on the command line: true, false, on, off, yes, no, 1 or 0. */
+export function preferenceValue(text: string): boolean | undefined {
+  const value = text.trim().toLowerCase();
+  if (['true', 'on', 'yes', '1'].includes(value)) return true;
+  if (['false', 'off', 'no', '0'].includes(value)) return false;
+  return undefined;
+}

@@ -1,0 +1,106 @@
+// The first hour with profiles, through the built binary: after the README's "Try it locally"
+// (`login --profile sandbox`), a plain `status` or `envelope create` names the stored profile and how
+// to use it; `esign profile use <name>` makes it the default.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { freshConfigDir, runBin } from '../helpers/spawn.js';
+import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startQuietSandbox();
+});
+afterAll(() => sandbox.close());
+
+const CREATE = [
+  'envelope',
+  'create',
+  '--template',
+  ACME_OFFER,
+  '--name',
+  'Ada',
+  '--email',
+  'ada@example.com',
+  '-q',
+];
+
+async function loggedInToSandbox(): Promise<Record<string, string>> {
+  const env = { ESIGN_CONFIG_DIR: freshConfigDir(), GITHUB_ACTIONS: '', CI: '' };
+  const login = await runBin(
+    ['login', '--with-token', '--profile', 'sandbox', '--base-url', sandbox.baseUrl],
+    {
+      env,
+      stdin: tokenOf(sandbox),
+    },
+  );
+  expect(login.code).toBe(0);
+  return env;
+}
+
+describe('the profile in use is empty while another is stored', () => {
+  it('status and create name the stored profile and how to use it', async () => {
+    const env = await loggedInToSandbox();
+    const status = await runBin(['status'], { env });
+    expect(status.code).toBe(3);
+    const hint =
+      "Profile 'default' is empty; the stored profile is 'sandbox'. Use one with --profile sandbox, or make it the default: esign profile use sandbox.";
+    expect(status.stderr).toContain(`hint: ${hint}`);
+    const create = await runBin(CREATE, { env });
+    expect(create.code).toBe(2);
+    expect(create.stderr).toContain('error: No API base URL is set.');
+    expect(create.stderr).toContain(`hint: ${hint}`);
+    const json = JSON.parse((await runBin([...CREATE.slice(0, -1), '--json'], { env })).stderr);
+    expect(json.error.hint).toBe(hint);
+  });
+
+  it('esign profile use makes it the default, below --profile, ESIGN_PROFILE and the base URL given', async () => {
+    const env = await loggedInToSandbox();
+    const use = await runBin(['profile', 'use', 'sandbox'], { env });
+    expect(use.code).toBe(0);
+    expect(use.stderr).toContain("Commands now use profile 'sandbox'");
+    const config = JSON.parse(readFileSync(join(env.ESIGN_CONFIG_DIR as string, 'config.json'), 'utf8'));
+    expect(config.default_profile).toBe('sandbox');
+    const create = await runBin(CREATE, { env });
+    expect(create.code).toBe(0);
+    expect(create.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign\//);
+    const status = JSON.parse((await runBin(['status', '--json'], { env })).stdout);
+    expect(status.profile).toEqual({
+      value: 'sandbox',
+      source: `config ${join(env.ESIGN_CONFIG_DIR as string, 'config.json')}`,
+    });
+    expect((await runBin(['status'], { env })).stdout).toMatch(
+      /Profile {7}sandbox \(the default chosen with `esign profile use`/,
+    );
+    // --profile and ESIGN_PROFILE still win; a base URL from the environment has no stored profile.
+    expect(
+      (await runBin(['login', '--with-token', '--profile', 'other'], { env, stdin: 'tok_other_0123456789' }))
+        .code,
+    ).toBe(0);
+    expect(
+      JSON.parse((await runBin(['status', '--json', '--profile', 'other'], { env })).stdout).profile.value,
+    ).toBe('other');
+    const named = await runBin(['status', '--json'], { env: { ...env, ESIGN_PROFILE: 'other' } });
+    expect(JSON.parse(named.stdout).profile.value).toBe('other');
+    const viaEnv = await runBin(['status', '--json'], { env: { ...env, ESIGN_BASE_URL: sandbox.baseUrl } });
+    expect(JSON.parse(viaEnv.stdout).profile.value).toBe('default');
+    expect((await runBin(['profile', 'list'], { env })).stdout).toMatch(/^\* sandbox/m);
+  });
+
+  it('a profile that is not stored is refused with "did you mean"; default goes back; delete forgets it', async () => {
+    const env = await loggedInToSandbox();
+    const typo = await runBin(['profile', 'use', 'sandbx'], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(
+      "Profile 'sandbx' does not exist; the default is unchanged. Did you mean 'sandbox'?",
+    );
+    expect((await runBin(['profile', 'use', 'sandbox'], { env })).code).toBe(0);
+    expect((await runBin(['profile', 'use', 'default'], { env })).code).toBe(0);
+    const path = join(env.ESIGN_CONFIG_DIR as string, 'config.json');
+    expect(JSON.parse(readFileSync(path, 'utf8')).default_profile).toBeUndefined();
+    expect((await runBin(['profile', 'use', 'sandbox'], { env })).code).toBe(0);
+    expect((await runBin(['profile', 'delete', 'sandbox'], { env })).code).toBe(0);
+    expect(JSON.parse(readFileSync(path, 'utf8')).default_profile).toBeUndefined();
+  });
+});
