@@ -274,7 +274,10 @@ class RecordChecker {
     }
     this.spool?.writer.finish();
     this.spool?.writer.close();
-    const reader = this.spool?.reader;
+    // The plan's functions hold the spool, not this checker: its maps of every record's key are
+    // garbage once the pass is over, through the whole run that follows.
+    const spool = this.spool;
+    const reader = spool?.reader;
     return {
       kind: 'plan',
       plan: {
@@ -285,7 +288,7 @@ class RecordChecker {
         duplicates: this.#duplicates,
         duplicateCount: this.#duplicateCount,
         records: reader ? () => reader.next() : async () => [],
-        dispose: () => this.spool?.dispose(),
+        dispose: () => spool?.dispose(),
       },
     };
   }

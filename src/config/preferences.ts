@@ -3,8 +3,9 @@
 // `esign config set <key> true|false` writes them through the config store (store.ts, whose schema
 // checks them). Reading one here takes neither the schema nor conf: the terminal decision asks for
 // `accessible` when a spinner or a prompt is about to be shown, and a broken config file is
-// reported by the commands that read the config, never by a spinner.
-import { readFileSync } from 'node:fs';
+// reported by the commands that read the config, never by a spinner. Every command's start loads
+// this module: node:fs is taken when a preference is read, since an ES-module import of it would load
+// fs/promises and readline for every `--help` and Tab.
 import { configFilePath } from './paths.js';
 
 /** The keys of the config file that are preferences of the person, not settings of a profile. */
@@ -14,6 +15,7 @@ export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
 /** A preference's stored value: true or false, or undefined when it is not set (or cannot be read). */
 export function storedPreference(dir: string, key: PreferenceKey): boolean | undefined {
   try {
+    const { readFileSync } = process.getBuiltinModule('node:fs');
     const text = readFileSync(configFilePath(dir), 'utf8').replace(/^\uFEFF/, '');
     const value: unknown = JSON.parse(text)?.[key];
     return typeof value === 'boolean' ? value : undefined;

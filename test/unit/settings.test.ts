@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { maskToken, normalizeBaseUrl, parseTimeout, resolveSettings } from '../../src/config/settings.js';
 import { redact } from '../../src/context.js';
@@ -109,6 +110,26 @@ describe('small pure helpers', () => {
     expect(formatRelative(new Date('2028-11-21T10:00:00Z'), now)).toBe('in 2 years');
     expect(formatRelative(new Date('2027-02-20T10:00:00Z'), now)).toBe('in 90 days');
     expect(formatRelative(new Date('2027-06-10T10:00:00Z'), now)).toBe('in 7 months');
+    expect(formatRelative(new Date('2026-11-22T10:00:00.400Z'), now)).toBe('in 0 seconds');
+    expect(formatRelative(new Date('2026-11-22T09:59:59.600Z'), now)).toBe('0 seconds ago');
+    expect(formatRelative(new Date('3026-11-22T10:00:00Z'), now)).toBe('in 1,001 years');
+  });
+
+  it('says a relative time exactly as Intl.RelativeTimeFormat("en") would, for any distance', () => {
+    const intl = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+    const now = new Date('2026-11-22T10:00:00Z');
+    const units = ['year', 'month', 'day', 'hour', 'minute', 'second'] as const;
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 45), max: 2 ** 45 }), (offsetMs) => {
+        const text = formatRelative(new Date(now.getTime() + offsetMs), now);
+        const [, count, unit] = /^(?:in )?([\d,]+) (\w+?)s?(?: ago)?$/.exec(text) ?? [];
+        expect(units).toContain(unit);
+        const n = Number(count?.replaceAll(',', ''));
+        const signed = text.endsWith(' ago') ? -n || -0 : n;
+        expect(text).toBe(intl.format(signed, unit as (typeof units)[number]));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('colour: NO_COLOR wins, FORCE_COLOR forces, otherwise only on a TTY', () => {
