@@ -39,6 +39,8 @@ export class ApiClient {
   readonly #trace: ((line: string) => void) | undefined;
   readonly #now: () => Date;
   readonly #context: ResponseContext;
+  /** The Authorization header of the token last sent: one object for every request alike (the transport builds its header list once per object). */
+  #auth: { token: string; headers: Record<string, string> } | undefined;
 
   constructor(readonly options: ApiClientOptions) {
     this.createUrl = new URL(options.baseUrl + CREATE_ENVELOPE_PATH);
@@ -78,16 +80,16 @@ export class ApiClient {
     this.#trace?.(
       `> POST ${this.createUrl.href} (${Buffer.byteLength(json)} bytes, Authorization: Bearer [redacted])`,
     );
-    const response = await this.http.postJson(
-      this.createUrl,
-      json,
-      { authorization: `Bearer ${token}` },
-      signal,
-    );
+    const response = await this.http.postJson(this.createUrl, json, this.#authorization(token), signal);
     this.#trace?.(
       `< ${response.status} in ${response.ms.toFixed(0)} ms (${response.text.length} bytes, request id ${escapeControl(response.requestId)})`,
     );
     return response;
+  }
+
+  #authorization(token: string): Record<string, string> {
+    if (this.#auth?.token !== token) this.#auth = { token, headers: { authorization: `Bearer ${token}` } };
+    return this.#auth.headers;
   }
 
   /**

@@ -54,6 +54,10 @@ function monotonicMs(): number {
 
 /** Where a request goes: straight to its origin, or through a proxy. */
 interface Route {
+  /** The URL this route was decided for, and its origin and path, read from it once. */
+  url: URL;
+  origin: string;
+  path: string;
   /** Undefined until the proxy's agent is loaded (on the first request through it). */
   dispatcher: Dispatcher | undefined;
   proxy: ProxyChoice | undefined;
@@ -62,6 +66,8 @@ interface Route {
 /** What one request needs besides undici: where it goes and what it sends. */
 interface Exchange {
   url: URL;
+  origin: string;
+  path: string;
   body: string;
   headers: string[];
   requestId: string;
@@ -79,7 +85,6 @@ export class HttpClient {
   readonly #agentOptions: Record<string, unknown>;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
-  #lastOrigin: string | undefined;
   #lastRoute: Route | undefined;
   #lastHeaders: Record<string, string> | undefined;
   readonly #inFlight = new WeakMap<AbortSignal, Set<ResponseCollector>>();
@@ -111,14 +116,13 @@ export class HttpClient {
     });
   }
 
-  /** The route to an origin (direct, or through its proxy), decided once per origin. */
+  /** The route to a URL (direct, or through its proxy), decided once for the URL a batch sends every request to. */
   #route(url: URL): Route {
-    if (url.origin === this.#lastOrigin && this.#lastRoute) return this.#lastRoute;
+    if (this.#lastRoute?.url === url) return this.#lastRoute;
     if (this.#proxyError && !isLoopbackUrl(url)) throw this.#proxyError;
     const proxy = proxyFor(url, this.#proxies);
     const dispatcher = proxy ? this.#viaProxy.get(proxy.uri) : this.#direct;
-    this.#lastOrigin = url.origin;
-    this.#lastRoute = { dispatcher, proxy };
+    this.#lastRoute = { url, origin: url.origin, path: url.pathname + url.search, dispatcher, proxy };
     return this.#lastRoute;
   }
 
@@ -150,6 +154,8 @@ export class HttpClient {
     const route = this.#route(url);
     const exchange: Exchange = {
       url,
+      origin: route.origin,
+      path: route.path,
       body,
       headers: this.#jsonHeaders(headers),
       requestId: newRequestId(),
@@ -169,11 +175,10 @@ export class HttpClient {
       const { signal } = exchange;
       if (signal?.aborted) return handler.fail(signal.reason);
       if (signal) handler.watch(this.#inFlightUnder(signal));
-      const { url } = exchange;
       dispatcher.dispatch(
         {
-          origin: url.origin,
-          path: url.pathname + url.search,
+          origin: exchange.origin,
+          path: exchange.path,
           method: 'POST',
           headers: [...exchange.headers, 'x-request-id', exchange.requestId],
           body: exchange.body,
