@@ -1,7 +1,7 @@
 // run(argv, context) -> exit code. main() builds the context from the process, wires signals and is
 // the only place that ends the process.
 import { homedir } from 'node:os';
-import { isatty, type ReadStream } from 'node:tty';
+import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { buildProgram, describeTree } from './cli.js';
 import { configDir } from './config/paths.js';
@@ -247,8 +247,8 @@ export function createProcessContext(
   const secrets = new Set<string>();
   // Node makes process.stdin on first use, and making it opens fd 0 as a stream: --help and a create
   // never read it, so nothing here touches it until a command does (isatty asks the same question
-  // of the file descriptor).
-  const stdinIsTTY = () => isatty(0);
+  // of the file descriptor; node:tty is taken only then, as a quiet create never draws).
+  const stdinIsTTY = () => process.getBuiltinModule('node:tty').isatty(0);
   // Redaction first, then the guard that keeps text from acting as a CI runner's workflow command
   // (on stdout only a line-leading `::`, which no JSON, URL or results line can hold).
   const redactedStderr = redactingStream(
