@@ -11,7 +11,7 @@ import { checkMergeData, describeFieldCheck, hasFieldProblems } from '../project
 import type { ResolvedTemplate } from '../project/templates.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
-import { isLoopbackHost } from '../transport/loopback.js';
+import { loopbackOrigin } from '../transport/loopback.js';
 
 /** Collected input problems, each naming its source. */
 export type Problems = Problem[];
@@ -191,12 +191,7 @@ export function parseExpiresInDays(
  * loopback (where the sandbox listens). The real API does not publish its bound: none is assumed.
  */
 export function knownExpiryLimit(baseUrl: string | undefined): number | undefined {
-  if (!baseUrl) return undefined;
-  try {
-    return isLoopbackHost(new URL(baseUrl).hostname) ? MAX_EXPIRES_IN_DAYS : undefined;
-  } catch {
-    return undefined;
-  }
+  return loopbackOrigin(baseUrl) === undefined ? undefined : MAX_EXPIRES_IN_DAYS;
 }
 
 /** An expiry over the known bound (`limit`): a problem told before anything is sent, with what to give. */

@@ -23,6 +23,17 @@ export function isLoopbackUrl(url: URL): boolean {
   return isLoopbackHost(url.hostname);
 }
 
+/** The origin of a base URL (as the settings hold it) whose host is loopback; undefined for any other, none, or one that is not a URL. */
+export function loopbackOrigin(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl) return undefined;
+  try {
+    const url = new URL(baseUrl);
+    return isLoopbackUrl(url) ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],

@@ -10,7 +10,7 @@ import { InputError, InterruptedError } from '../../errors.js';
 import { problemText } from '../../problems.js';
 import { shellQuote } from '../../text/shell.js';
 import { secondsText } from '../../text/units.js';
-import { isLoopbackHost } from '../../transport/loopback.js';
+import { loopbackOrigin } from '../../transport/loopback.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -111,14 +111,9 @@ export function interruptedText(
  * list, with the command that shows it.
  */
 export function whereToCheckEnvelopes(baseUrl: string | undefined): string {
-  if (!baseUrl) return 'the dashboard';
-  try {
-    const url = new URL(baseUrl);
-    if (!isLoopbackHost(url.hostname)) return 'the dashboard';
-    return `the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${url.origin}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret)`;
-  } catch {
-    return 'the dashboard';
-  }
+  const sandbox = loopbackOrigin(baseUrl);
+  if (sandbox === undefined) return 'the dashboard';
+  return `the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${sandbox}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret)`;
 }
 
 /**

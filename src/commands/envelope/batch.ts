@@ -153,7 +153,7 @@ interface BatchJob {
 export async function run(flags: BatchFlags, ctx: Context): Promise<number> {
   const actions = githubActionsEnabled(flags.ciOutput, ctx.env);
   try {
-    const job = await resolveJob(flags, ctx);
+    const job = await resolveJob(flags, ctx, actions);
     return job.dryRun ? await dryRun(job, ctx) : await sendAll(job, ctx);
   } catch (error) {
     // Refused before anything was sent (exit 2: results already in --output, an unfinished earlier
@@ -169,7 +169,7 @@ export async function run(flags: BatchFlags, ctx: Context): Promise<number> {
 /** Errors whose step outputs and summary were written where they were raised (invalid records). */
 const published = new WeakSet<object>();
 
-async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
+async function resolveJob(flags: BatchFlags, ctx: Context, actions: boolean): Promise<BatchJob> {
   const format = formatOf(flags.file, flags.format);
   const given = flags.output === undefined ? undefined : resolve(ctx.cwd, flags.output);
   if (flags.resume && !given) {
@@ -205,7 +205,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context): Promise<BatchJob> {
     rate,
     maxRateWaitMs: flags.maxRateWait,
     keepGoing: flags.keepGoing === true,
-    actions: githubActionsEnabled(flags.ciOutput, ctx.env),
+    actions,
     summaryEmails: flags.summaryEmails === true,
     json: flags.json === true,
     verbose: flags.verbose === true,
