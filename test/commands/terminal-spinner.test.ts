@@ -6,29 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/context.js';
+import { CREATE_ARGS, LIVE_TOKEN } from '../helpers/create-command.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 
-const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
 const server = useScriptedServer();
-const ARGS = [
-  'envelope',
-  'create',
-  '--template',
-  '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-  '--name',
-  'Ada',
-  '--email',
-  'ada@example.com',
-];
 // SGR: the escape sequences that set colours (ESC [ … m).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is the point
 const COLOUR = /\u001b\[[\d;]*m/;
 
 async function createWith(env: Record<string, string>, stderrTTY = true) {
   server.script(ok());
-  const result = await runCli(ARGS, {
+  const result = await runCli(CREATE_ARGS, {
     stderrTTY,
-    env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl, ...env },
+    env: { ESIGN_TOKEN: LIVE_TOKEN, ESIGN_BASE_URL: server.baseUrl, ...env },
   });
   expect(result.code).toBe(0);
   return result.stderr;
@@ -78,7 +68,7 @@ describe('envelope batch: the progress line asks the context', () => {
         '--output',
         join(dir, 'out.jsonl'),
       ],
-      { stderrTTY: true, env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl, ...env } },
+      { stderrTTY: true, env: { ESIGN_TOKEN: LIVE_TOKEN, ESIGN_BASE_URL: server.baseUrl, ...env } },
     );
     expect(result.code).toBe(0);
     return result.stderr;

@@ -9,22 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openerFor } from '../../src/io/open-url.js';
+import { shellQuote } from '../../src/text/shell.js';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 import { BIN, freshConfigDir, runBin } from '../helpers/spawn.js';
 import { hasTmux, openTerminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const ID = '01JD7X4ZQ8G1N6RVS0Y2MBKT3F';
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-  '--name',
-  'Ada',
-  '--email',
-  'a@example.com',
-];
 const server = useScriptedServer();
 
 const env = (extra: Record<string, string> = {}) => ({
@@ -58,7 +50,7 @@ describe('after the envelope exists, nothing fails the create', () => {
   it('--qr with a signing URL longer than a QR code holds: a warning, the envelope printed, exit 0', async () => {
     const url = longUrl(3000);
     server.script(ok({ envelope_id: ID, signing_url: url }));
-    const result = await runBin([...CREATE, '-q', '--qr'], { env: env() });
+    const result = await runBin([...CREATE_ARGS, '-q', '--qr'], { env: env() });
     expect(result.stderr).not.toContain('Unexpected internal error');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${url}\n`);
@@ -72,7 +64,7 @@ describe('after the envelope exists, nothing fails the create', () => {
     const url = longUrl(200_000);
     const { command, seen } = browser();
     server.script(ok({ envelope_id: ID, signing_url: url }));
-    const result = await runBin([...CREATE, '--json', '--open', '--verbose'], {
+    const result = await runBin([...CREATE_ARGS, '--json', '--open', '--verbose'], {
       env: env({ BROWSER: command }),
     });
     expect(result.stderr).not.toContain('Unexpected internal error');
@@ -87,7 +79,7 @@ describe('after the envelope exists, nothing fails the create', () => {
   it('--open whose opener exits with a failure (xdg-open exits 3 with no browser): the exit status is waited for and warned of', async () => {
     const { command } = browser(3);
     server.script(ok({ envelope_id: ID }));
-    const result = await runBin([...CREATE, '-q', '--open'], { env: env({ BROWSER: command }) });
+    const result = await runBin([...CREATE_ARGS, '-q', '--open'], { env: env({ BROWSER: command }) });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
       `warning: could not open the signing URL (${command} exited with status 3); the envelope was created.`,
@@ -98,7 +90,7 @@ describe('after the envelope exists, nothing fails the create', () => {
     const url = `https://sign.example.com/s/${ID}?a=$&b=$\`c=$'d=$$e=%s`;
     const { command, seen } = browser();
     server.script(ok({ envelope_id: ID, signing_url: url }));
-    const result = await runBin([...CREATE, '-q', '--open'], {
+    const result = await runBin([...CREATE_ARGS, '-q', '--open'], {
       env: env({ BROWSER: `${command} --new-tab=%s` }),
     });
     expect(result.code).toBe(0);
@@ -110,7 +102,7 @@ describe('after the envelope exists, nothing fails the create', () => {
 
   it('--json --qr: stdout is the JSON object alone, the code is drawn on stderr', async () => {
     server.script(ok({ envelope_id: ID }));
-    const result = await runBin([...CREATE, '--json', '--qr'], { env: env() });
+    const result = await runBin([...CREATE_ARGS, '--json', '--qr'], { env: env() });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).envelope_id).toBe(ID);
     expect(result.stderr).toMatch(/^[█▀▄ ]{20,}$/m);
@@ -121,7 +113,7 @@ describe('after the envelope exists, nothing fails the create', () => {
 describe.skipIf(!hasTmux)('--qr on a terminal narrower than the code', () => {
   it('says so instead of drawing a code that wraps (ASCII on 40 columns); the envelope is printed, exit 0', async () => {
     server.script(ok({ envelope_id: ID }));
-    const cli = `${process.execPath} ${BIN} ${CREATE.join(' ')} --qr`;
+    const cli = `${process.execPath} ${BIN} ${CREATE_ARGS.map(shellQuote).join(' ')} --qr`;
     const terminal = openTerminal('esign-qr-narrow', `${cli}; echo "exit=$?"`, {
       env: { ...env(), LANG: 'C', LC_ALL: '', LC_CTYPE: '', CI: 'false' },
       columns: 40,

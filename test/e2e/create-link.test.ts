@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openableUrl, openerFor } from '../../src/io/open-url.js';
 import { qrLines } from '../../src/io/qr.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
+import { startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 // jsqr is CommonJS: its function is module.exports, also as .default.
 type Decoder = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
@@ -23,16 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  ACME_OFFER,
-  '--name',
-  'Ada Lovelace',
-  '--email',
-  'ada@example.com',
-];
 const env = () => ({
   ESIGN_CONFIG_DIR: freshConfigDir(),
   ESIGN_TOKEN: tokenOf(sandbox),
@@ -70,7 +61,7 @@ const codeLines = (stderr: string) =>
 
 describe('--qr', () => {
   it('draws the signing URL on stderr as a code that decodes to it; stdout is the URL alone (-q)', async () => {
-    const result = await runBin([...CREATE, '-q', '--qr'], { env: env() });
+    const result = await runBin([...CREATE_ARGS, '-q', '--qr'], { env: env() });
     expect(result.code).toBe(0);
     const url = result.stdout.trim();
     expect(result.stdout).toBe(`${url}\n`);
@@ -87,7 +78,9 @@ describe('--qr', () => {
   });
 
   it('draws nothing under GitHub Actions (the URL is masked in the log), and says why', async () => {
-    const result = await runBin([...CREATE, '-q', '--qr'], { env: { ...env(), GITHUB_ACTIONS: 'true' } });
+    const result = await runBin([...CREATE_ARGS, '-q', '--qr'], {
+      env: { ...env(), GITHUB_ACTIONS: 'true' },
+    });
     expect(result.code).toBe(0);
     expect(codeLines(result.stderr)).toEqual([]);
     expect(result.stderr).toContain('--qr draws nothing under GitHub Actions');
@@ -102,7 +95,7 @@ describe('--open', () => {
     writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" > ${seen}.tmp && mv ${seen}.tmp ${seen}\n`, {
       mode: 0o755,
     });
-    const result = await runBin([...CREATE, '--json', '--open'], {
+    const result = await runBin([...CREATE_ARGS, '--json', '--open'], {
       env: { ...env(), BROWSER: `${browser} --new-window` },
     });
     expect(result.code).toBe(0);
@@ -112,7 +105,7 @@ describe('--open', () => {
   });
 
   it('a browser that cannot start is a warning, never a failed create', async () => {
-    const result = await runBin([...CREATE, '-q', '--open'], {
+    const result = await runBin([...CREATE_ARGS, '-q', '--open'], {
       env: { ...env(), BROWSER: '/nonexistent/browser' },
     });
     expect(result.code).toBe(0);

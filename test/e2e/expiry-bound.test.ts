@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownExpiryLimit } from '../../src/request/request.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
@@ -21,23 +22,13 @@ const env = () => ({
   ESIGN_BASE_URL: sandbox.baseUrl,
   ESIGN_TOKEN: tokenOf(sandbox),
 });
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  ACME_OFFER,
-  '--name',
-  'Ada',
-  '--email',
-  'ada@example.com',
-];
 const HINT = 'The base URL is a loopback address, where `esign sandbox` listens, and it allows 1 to 365 days';
 
 describe('an expiry over the sandbox bound', () => {
   it('a create and its dry run refuse it locally: exit 2, nothing sent, a hint', async () => {
     const before = sandbox.requests().length;
     for (const extra of [[], ['--dry-run']]) {
-      const result = await runBin([...CREATE, '--expires-in-days', '400', ...extra], { env: env() });
+      const result = await runBin([...CREATE_ARGS, '--expires-in-days', '400', ...extra], { env: env() });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(
         'error: --expires-in-days: 400 days is more than the sandbox takes (at most 365); it would refuse the request.',
@@ -45,7 +36,7 @@ describe('an expiry over the sandbox bound', () => {
       expect(result.stderr).toContain(`hint: ${HINT}`);
     }
     expect(sandbox.requests()).toHaveLength(before);
-    const ok = await runBin([...CREATE, '--expires-in-days', '365', '-q'], { env: env() });
+    const ok = await runBin([...CREATE_ARGS, '--expires-in-days', '365', '-q'], { env: env() });
     expect(ok.code).toBe(0);
   });
 

@@ -2,25 +2,16 @@
 // --json, cut short to a prefix, its secret part without the prefix, URL-encoded; and server text
 // never becomes a workflow command on stderr.
 import { describe, expect, it } from 'vitest';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { json, useScriptedServer } from '../helpers/scripted-server.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const TOKEN = 'tok_"quoted\\slash_5f1c9a7e3b2d4c6a';
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-  '--name',
-  'Ada',
-  '--email',
-  'a@example.com',
-];
 
 const server = useScriptedServer({ resetAfterEach: false });
 
 const run = (args: string[]) =>
-  runBin([...CREATE, ...args], {
+  runBin([...CREATE_ARGS, ...args], {
     env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl, ESIGN_CONFIG_DIR: freshConfigDir() },
   });
 
@@ -51,7 +42,7 @@ const slicesOf = (text: string) => [...Array(text.length - 15).keys()].map((at) 
 const leaked = (text: string, secret: string) => slicesOf(secret).filter((slice) => text.includes(slice));
 
 const runWith = (token: string, args: string[], env: Record<string, string> = {}) =>
-  runBin([...CREATE, ...args], {
+  runBin([...CREATE_ARGS, ...args], {
     env: { ESIGN_TOKEN: token, ESIGN_BASE_URL: server.baseUrl, ESIGN_CONFIG_DIR: freshConfigDir(), ...env },
   });
 

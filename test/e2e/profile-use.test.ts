@@ -5,26 +5,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
-import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
+import { startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
   sandbox = await startQuietSandbox();
 });
 afterAll(() => sandbox.close());
-
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  ACME_OFFER,
-  '--name',
-  'Ada',
-  '--email',
-  'ada@example.com',
-  '-q',
-];
 
 async function loggedInToSandbox(): Promise<Record<string, string>> {
   const env = { ESIGN_CONFIG_DIR: freshConfigDir(), GITHUB_ACTIONS: '', CI: '' };
@@ -47,11 +36,11 @@ describe('the profile in use is empty while another is stored', () => {
     const hint =
       "Profile 'default' is empty; the stored profile is 'sandbox'. Use one with --profile sandbox, or make it the default: esign profile use sandbox.";
     expect(status.stderr).toContain(`hint: ${hint}`);
-    const create = await runBin(CREATE, { env });
+    const create = await runBin([...CREATE_ARGS, '-q'], { env });
     expect(create.code).toBe(2);
     expect(create.stderr).toContain('error: No API base URL is set.');
     expect(create.stderr).toContain(`hint: ${hint}`);
-    const json = JSON.parse((await runBin([...CREATE.slice(0, -1), '--json'], { env })).stderr);
+    const json = JSON.parse((await runBin([...CREATE_ARGS, '--json'], { env })).stderr);
     expect(json.error.hint).toBe(hint);
   });
 
@@ -62,7 +51,7 @@ describe('the profile in use is empty while another is stored', () => {
     expect(use.stderr).toContain("Commands now use profile 'sandbox'");
     const config = JSON.parse(readFileSync(join(env.ESIGN_CONFIG_DIR as string, 'config.json'), 'utf8'));
     expect(config.default_profile).toBe('sandbox');
-    const create = await runBin(CREATE, { env });
+    const create = await runBin([...CREATE_ARGS, '-q'], { env });
     expect(create.code).toBe(0);
     expect(create.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign\//);
     const status = JSON.parse((await runBin(['status', '--json'], { env })).stdout);

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { shellQuote } from '../../src/text/shell.js';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
-import { ACME_OFFER, admin, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
+import { admin, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 let sandbox: RunningSandbox;
 let token: string;
@@ -22,17 +23,6 @@ afterAll(() => sandbox.close());
 beforeEach(async () => {
   await admin(sandbox, 'DELETE', 'requests');
 });
-
-const CREATE = [
-  'envelope',
-  'create',
-  '--template',
-  ACME_OFFER,
-  '--name',
-  'Ada',
-  '--email',
-  'ada@example.com',
-];
 
 /** The Authorization headers of the creates the sandbox received. */
 async function sentTokens(): Promise<string[]> {
@@ -74,7 +64,7 @@ describe('a token command', () => {
     const config = readFileSync(join(e.ESIGN_CONFIG_DIR, 'config.json'), 'utf8');
     expect(JSON.parse(config).profiles.default).toEqual({ token_command: helper.path });
     for (let i = 1; i <= 2; i++) {
-      const created = await runBin([...CREATE, '--json'], { env: e });
+      const created = await runBin([...CREATE_ARGS, '--json'], { env: e });
       expect(created.code).toBe(0);
       expect(JSON.parse(created.stdout).status).toBe('ready');
       expect(helper.runs()).toBe(i);
@@ -89,7 +79,7 @@ describe('a token command', () => {
     const helper = script(
       `if [ "$(wc -l < "$(dirname "$0")/runs")" -le 1 ]; then echo sbx_not_a_token_0000000000000000; else echo ${shellQuote(token)}; fi`,
     );
-    const result = await runBin([...CREATE, '-q'], { env: env({ ESIGN_TOKEN_COMMAND: helper.path }) });
+    const result = await runBin([...CREATE_ARGS, '-q'], { env: env({ ESIGN_TOKEN_COMMAND: helper.path }) });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign\//);
     expect(helper.runs()).toBe(2);
@@ -97,7 +87,7 @@ describe('a token command', () => {
 
     await admin(sandbox, 'DELETE', 'requests');
     const stale = script('echo sbx_not_a_token_0000000000000000');
-    const refused = await runBin([...CREATE], { env: env({ ESIGN_TOKEN_COMMAND: stale.path }) });
+    const refused = await runBin(CREATE_ARGS, { env: env({ ESIGN_TOKEN_COMMAND: stale.path }) });
     expect(refused.code).toBe(3);
     expect(stale.runs()).toBe(2);
     expect(await sentTokens()).toEqual(['401']);
@@ -116,7 +106,7 @@ describe('a token command', () => {
     ['cannot start', 'exec /nonexistent/helper', /exited with status 127/],
   ])('a command that %s is exit 3, naming the command and never its output', async (_what, body, told) => {
     const helper = script(body);
-    const result = await runBin([...CREATE], { env: env({ ESIGN_TOKEN_COMMAND: helper.path }) });
+    const result = await runBin(CREATE_ARGS, { env: env({ ESIGN_TOKEN_COMMAND: helper.path }) });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(told);
     expect(result.stderr).toContain(
@@ -130,7 +120,7 @@ describe('a token command', () => {
   it('a slow command is stopped after the request timeout: exit 3, nothing sent', async () => {
     const helper = script('sleep 30; echo late');
     const started = Date.now();
-    const result = await runBin([...CREATE, '--timeout', '1', '--json'], {
+    const result = await runBin([...CREATE_ARGS, '--timeout', '1', '--json'], {
       env: env({ ESIGN_TOKEN_COMMAND: helper.path }),
     });
     expect(result.code).toBe(3);
@@ -147,9 +137,9 @@ describe('a token command', () => {
     const unused = script('echo never');
     const e = env();
     expect((await runBin(['login', '--token-command', unused.path], { env: e })).code).toBe(0);
-    expect((await runBin([...CREATE], { env: { ...e, ESIGN_TOKEN: token } })).code).toBe(0);
+    expect((await runBin(CREATE_ARGS, { env: { ...e, ESIGN_TOKEN: token } })).code).toBe(0);
     expect(unused.runs()).toBe(0);
-    const overriding = await runBin([...CREATE], { env: { ...e, ESIGN_TOKEN_COMMAND: helper.path } });
+    const overriding = await runBin(CREATE_ARGS, { env: { ...e, ESIGN_TOKEN_COMMAND: helper.path } });
     expect(overriding.code).toBe(0);
     expect(overriding.stderr).toContain(
       "note: using the token from the token command in environment variable ESIGN_TOKEN_COMMAND; it overrides the token stored in profile 'default'",
@@ -202,7 +192,7 @@ describe('a token command', () => {
       chmodSync(path, 0o755);
     }
     for (const line of lines) {
-      const result = await runBin([...CREATE, '-q'], {
+      const result = await runBin([...CREATE_ARGS, '-q'], {
         env: env({ ESIGN_TOKEN_COMMAND: line, PATH: `${bin}:${process.env.PATH}` }),
       });
       expect(result.code, `${line}: ${result.stderr}`).toBe(0);
@@ -238,25 +228,25 @@ describe("the token's age", () => {
 
   it('after 90 days a create reminds once on stderr, at most once a day; never under --json, -q or CI, nor once silenced', async () => {
     const fresh = storedDaysAgo(89);
-    expect((await runBin(CREATE, { env: fresh })).stderr).not.toMatch(REMINDER);
+    expect((await runBin(CREATE_ARGS, { env: fresh })).stderr).not.toMatch(REMINDER);
     for (const [what, args, extra] of [
       ['--json', ['--json'], {}],
       ['-q', ['-q'], {}],
       ['CI', [], { CI: 'true' }],
     ] as const) {
-      const result = await runBin([...CREATE, ...args], { env: { ...storedDaysAgo(100), ...extra } });
+      const result = await runBin([...CREATE_ARGS, ...args], { env: { ...storedDaysAgo(100), ...extra } });
       expect(result.code, what).toBe(0);
       expect(result.stderr, what).not.toMatch(REMINDER);
     }
     const old = storedDaysAgo(100);
-    const first = await runBin(CREATE, { env: old });
+    const first = await runBin(CREATE_ARGS, { env: old });
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(REMINDER);
     expect(first.stderr).toContain('`esign config set token_age_reminder false` turns this off');
-    const second = await runBin(CREATE, { env: old });
+    const second = await runBin(CREATE_ARGS, { env: old });
     expect(second.stderr).not.toMatch(REMINDER);
     const silenced = storedDaysAgo(100);
     expect((await runBin(['config', 'set', 'token_age_reminder', 'false'], { env: silenced })).code).toBe(0);
-    expect((await runBin(CREATE, { env: silenced })).stderr).not.toMatch(REMINDER);
+    expect((await runBin(CREATE_ARGS, { env: silenced })).stderr).not.toMatch(REMINDER);
   });
 });

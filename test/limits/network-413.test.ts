@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const TOKEN = 'tok_live_5f1c9a7e3b2d4c6a8e0f';
@@ -32,24 +33,10 @@ describe('413 and close', () => {
   it('is a 413 every time: exit 5, nothing created', { timeout: 120_000 }, async () => {
     const outcomes: string[] = [];
     for (let attempt = 0; attempt < 6; attempt++) {
-      const result = await runBin(
-        [
-          'envelope',
-          'create',
-          '--template',
-          '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-          '--name',
-          'Ada',
-          '--email',
-          'a@example.com',
-          '--data',
-          dataFile,
-        ],
-        {
-          env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: baseUrl, ESIGN_CONFIG_DIR: freshConfigDir() },
-          timeoutMs: 30_000,
-        },
-      );
+      const result = await runBin([...CREATE_ARGS, '--data', dataFile], {
+        env: { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: baseUrl, ESIGN_CONFIG_DIR: freshConfigDir() },
+        timeoutMs: 30_000,
+      });
       outcomes.push(`${result.code} ${result.stderr.split('\n')[0]}`);
     }
     for (const outcome of outcomes) {
