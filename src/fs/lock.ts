@@ -160,7 +160,7 @@ function lockText(view: ProcessView): string {
 }
 
 export interface LockErrors {
-  /** The lock is held: by a running process, or one whose lease has not run out (describeOwner says where). */
+  /** The lock is held: by a running process, or one whose lease has not run out (heldWhere says where). */
   busy(owner: LockRecord): Error;
   /** The lock file cannot be created (no such folder, not writable). */
   failed(error: unknown): Error;
@@ -175,7 +175,12 @@ export interface LockOptions {
 }
 
 /** What this process wrote into each lock it holds (so that it releases only its own), and its lease. */
-const held = new Map<string, { content: string; lease: NodeJS.Timeout; lost: AbortController }>();
+interface Holding {
+  content: string;
+  lease: NodeJS.Timeout | undefined;
+  lost: AbortController;
+}
+const held = new Map<string, Holding>();
 /** Every lock text this process wrote and still stands by (taking or holding it): its own locks. */
 const written = new Set<string>();
 
@@ -322,10 +327,12 @@ export async function acquireLock(
     written.delete(content);
     throw error;
   }
-  const lost = new AbortController();
-  const lease = setInterval(() => void renewLease(lockPath, content, lost), LEASE_REFRESH_MS);
-  lease.unref();
-  held.set(lockPath, { content, lease, lost });
+  // The renewal holds its own record: a lock released and taken again in this process while a
+  // renewal was reading the file is another record, which that renewal never touches.
+  const holding: Holding = { content, lease: undefined, lost: new AbortController() };
+  holding.lease = setInterval(() => void renewLease(lockPath, holding), LEASE_REFRESH_MS);
+  holding.lease.unref();
+  held.set(lockPath, holding);
 }
 
 /**
@@ -333,11 +340,13 @@ export async function acquireLock(
  * this process wrote was taken over (this process stood still past the lease: a suspended laptop,
  * a stopped job): `lost` says so, and nothing more is touched.
  */
-async function renewLease(lockPath: string, content: string, lost: AbortController): Promise<void> {
+async function renewLease(lockPath: string, holding: Holding): Promise<void> {
   try {
-    if ((await readText(lockPath)) !== content) {
-      clearInterval(held.get(lockPath)?.lease);
-      lost.abort(new Error(`the lock ${lockPath} was taken over`));
+    const text = await readText(lockPath);
+    if (held.get(lockPath) !== holding) return; // released while the file was read
+    if (text !== holding.content) {
+      clearInterval(holding.lease);
+      holding.lost.abort(new Error(`the lock ${lockPath} was taken over`));
       return;
     }
     const now = new Date();
