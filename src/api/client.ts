@@ -34,19 +34,17 @@ export class ApiClient {
   readonly createUrl: URL;
   /** Every token this client has sent (the first, and one a token command gave after a 401): what results are redacted of. */
   readonly tokens = new Set<string>();
-  #token: string;
   #refreshed: Promise<string | undefined> | undefined;
   readonly #trace: ((line: string) => void) | undefined;
   readonly #now: () => Date;
   readonly #context: ResponseContext;
-  /** The Authorization header of the token last sent: one object for every request alike (the transport builds its header list once per object). */
-  #auth: { token: string; headers: Record<string, string> } | undefined;
+  /** The token sent, and its Authorization header: one object for every request alike (the transport builds its header list once per object). */
+  #auth: { token: string; headers: Record<string, string> };
 
   constructor(readonly options: ApiClientOptions) {
     this.createUrl = new URL(options.baseUrl + CREATE_ENVELOPE_PATH);
     this.http = new HttpClient({ ...options, origin: this.createUrl });
-    this.#token = options.token;
-    this.tokens.add(options.token);
+    this.#auth = this.#use(options.token);
     this.#trace = options.trace;
     this.#now = options.now ?? (() => new Date());
     this.#context = {
@@ -63,33 +61,37 @@ export class ApiClient {
    */
   async sendCreate(body: CreateEnvelopeRequest | string, signal?: AbortSignal): Promise<HttpResponse> {
     const json = typeof body === 'string' ? body : JSON.stringify(body);
-    const sentWith = this.#token;
-    const response = await this.#post(json, sentWith, signal);
+    const sentWith = this.#auth;
+    const response = await this.#post(json, sentWith.headers, signal);
     const { refreshToken } = this.options;
     if (response.status !== 401 || !refreshToken) return response;
     this.#refreshed ??= refreshToken();
     const fresh = await this.#refreshed;
-    if (fresh === undefined || fresh === sentWith) return response;
-    this.#token = fresh;
-    this.tokens.add(fresh);
+    if (fresh === undefined || fresh === sentWith.token) return response;
+    this.#auth = this.#use(fresh);
     this.#trace?.('  401: the token command gave another token; sending once more with it');
-    return this.#post(json, fresh, signal);
+    return this.#post(json, this.#auth.headers, signal);
   }
 
-  async #post(json: string, token: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
+  async #post(
+    json: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpResponse> {
     this.#trace?.(
       `> POST ${this.createUrl.href} (${Buffer.byteLength(json)} bytes, Authorization: Bearer [redacted])`,
     );
-    const response = await this.http.postJson(this.createUrl, json, this.#authorization(token), signal);
+    const response = await this.http.postJson(this.createUrl, json, headers, signal);
     this.#trace?.(
       `< ${response.status} in ${response.ms.toFixed(0)} ms (${response.text.length} bytes, request id ${escapeControl(response.requestId)})`,
     );
     return response;
   }
 
-  #authorization(token: string): Record<string, string> {
-    if (this.#auth?.token !== token) this.#auth = { token, headers: { authorization: `Bearer ${token}` } };
-    return this.#auth.headers;
+  /** The token to send from now on, noted among those results are redacted of. */
+  #use(token: string): { token: string; headers: Record<string, string> } {
+    this.tokens.add(token);
+    return { token, headers: { authorization: `Bearer ${token}` } };
   }
 
   /**

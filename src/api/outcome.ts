@@ -22,7 +22,7 @@ import {
   ServerError,
 } from '../errors.js';
 import { escapeControl } from '../text/terminal-text.js';
-import { waitText } from '../text/units.js';
+import { sizeText, waitText } from '../text/units.js';
 import type { HttpResponse } from '../transport/http-client.js';
 import { parseRateLimit, type RateLimitInfo, waitFromRateLimit } from './rate-limit-headers.js';
 import { ApiErrorBody, CreateEnvelopeResponse, describeIssues, type Envelope, hotParser } from './schemas.js';
@@ -158,8 +158,8 @@ export function classifyFailure(error: unknown): CreateOutcome {
 }
 
 /**
- * What to do after an answer that may have come after the envelope was made: one wording for
- * `create`, `--json`, the batch and the MCP tools.
+ * What to do after a success whose body is not the envelope: said alike wherever such an answer is
+ * classified (`create`, `--json`, the batch and the MCP tools all classify it here).
  */
 const UNKNOWN_OUTCOME_HINT =
   'Do not send it again without checking whether it exists: the signatory would get two.';
@@ -170,25 +170,19 @@ const UNKNOWN_OUTCOME_HINT =
  * envelope answers just so: the outcome is unknown, whatever the body.
  */
 function classifySuccess(response: HttpResponse): CreateOutcome {
-  const { requestId } = response;
-  let data: unknown;
-  let what: string | undefined;
   if (response.cutAt !== undefined) {
-    what = `was larger than ${response.cutAt / (1024 * 1024)} MiB, the most esign reads`;
-  } else if (response.text.trim() === '') what = 'was empty';
-  else {
-    try {
-      data = JSON.parse(response.text);
-    } catch {
-      what = looksLikeHtml(response) ? 'was an HTML page' : 'was not JSON';
-    }
+    return unknownAfterSuccess(`was larger than ${sizeText(response.cutAt)}, the most esign reads`, response);
   }
-  if (what === undefined) {
-    const parsed = parseCreateResponse(data);
-    if (parsed.success) return { kind: 'created', envelope: parsed.data.data, requestId };
-    return unknownAfterSuccess('does not match the API spec', response, describeIssues(parsed.error.issues));
+  if (response.text.trim() === '') return unknownAfterSuccess('was empty', response);
+  let data: unknown;
+  try {
+    data = JSON.parse(response.text);
+  } catch {
+    return unknownAfterSuccess(looksLikeHtml(response) ? 'was an HTML page' : 'was not JSON', response);
   }
-  return unknownAfterSuccess(what, response);
+  const parsed = parseCreateResponse(data);
+  if (parsed.success) return { kind: 'created', envelope: parsed.data.data, requestId: response.requestId };
+  return unknownAfterSuccess('does not match the API spec', response, describeIssues(parsed.error.issues));
 }
 
 function unknownAfterSuccess(what: string, response: HttpResponse, details: string[] = []): CreateOutcome {
@@ -273,20 +267,25 @@ function classifyServerError(response: HttpResponse, now: number): CreateOutcome
         status,
         requestId,
       );
-  const hint =
-    status === 503
-      ? 'The service is unavailable; try again shortly.'
-      : status === 507
-        ? 'Nothing was created: the API has no room to store it.'
-        : server
-          ? 'The envelope may have been created before the failure: check before you try again, or the signatory may get two.'
-          : 'Try again later.';
-  const error = new ServerError(message, { status, requestId, hint });
+  const error = (hint: string) => new ServerError(message, { status, requestId, hint });
   // 507 Insufficient Storage: the server could not store what it would have created (RFC 4918).
-  if (status === 507) return { kind: 'rejected', error };
+  if (status === 507) {
+    return { kind: 'rejected', error: error('Nothing was created: the API has no room to store it.') };
+  }
   if (status === 503) {
     const afterMs = parseRateLimit(response.headers, now).retryAfterMs;
-    return { kind: 'retry', why: 'unavailable', afterMs, error };
+    return {
+      kind: 'retry',
+      why: 'unavailable',
+      afterMs,
+      error: error('The service is unavailable; try again shortly.'),
+    };
   }
-  return server ? { kind: 'unknown', error } : { kind: 'rejected', error };
+  if (!server) return { kind: 'rejected', error: error('Try again later.') };
+  return {
+    kind: 'unknown',
+    error: error(
+      'The envelope may have been created before the failure: check before you try again, or the signatory may get two.',
+    ),
+  };
 }

@@ -3,6 +3,7 @@
 // file of hundreds of MiB without a line break would otherwise end in a RangeError from V8).
 import { isUtf8 } from 'node:buffer';
 import { Transform, type TransformCallback } from 'node:stream';
+import { sizeText } from '../text/units.js';
 
 /**
  * The most one batch record (a line, or a CSV record over several lines) or one --data file may
@@ -10,11 +11,7 @@ import { Transform, type TransformCallback } from 'node:stream';
  */
 export const MAX_INPUT_RECORD_BYTES = 64 * 1024 * 1024;
 
-/** "64 MiB", or "32 bytes" for a small limit. */
-const describeSize = (bytes: number) =>
-  bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`;
-
-export const MAX_INPUT_RECORD_TEXT = describeSize(MAX_INPUT_RECORD_BYTES);
+export const MAX_INPUT_RECORD_TEXT = sizeText(MAX_INPUT_RECORD_BYTES);
 
 const LF = 10;
 const CR = 13;
@@ -260,7 +257,7 @@ export class CheckedLines extends Transform {
   #queueTooLong(): void {
     this.#problems.push({
       line: this.#line,
-      problem: `the line is longer than ${describeSize(this.limit)}, the most one record may hold (is this the right file?)`,
+      problem: `the line is longer than ${sizeText(this.limit)}, the most one record may hold (is this the right file?)`,
     });
   }
 }

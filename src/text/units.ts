@@ -134,6 +134,11 @@ export function rateText(rate: Rate): string {
   return `${decimal(rate.count)}/${window.replace(/^1(?=[a-z])/, '')}`;
 }
 
+/** A size as people read it: "64 MiB", or "32 bytes" below a MiB. */
+export function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`;
+}
+
 /** A time taken or to wait, to a tenth of a second, as people read it: "1.5 s", "0.0 s". */
 export function secondsText(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;

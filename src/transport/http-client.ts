@@ -65,13 +65,11 @@ interface Route {
 
 /** What one request needs besides undici: where it goes and what it sends. */
 interface Exchange {
-  url: URL;
-  origin: string;
-  path: string;
+  /** Where it goes: the URL, its origin and path, and the proxy, if any. */
+  route: Route;
   body: string;
   headers: string[];
   requestId: string;
-  proxy: ProxyChoice | undefined;
   signal: AbortSignal | undefined;
   timeoutMs: number;
   started: number;
@@ -153,13 +151,10 @@ export class HttpClient {
     const started = monotonicMs();
     const route = this.#route(url);
     const exchange: Exchange = {
-      url,
-      origin: route.origin,
-      path: route.path,
+      route,
       body,
       headers: this.#jsonHeaders(headers),
       requestId: newRequestId(),
-      proxy: route.proxy,
       signal,
       timeoutMs: this.#timeoutMs,
       started,
@@ -177,8 +172,8 @@ export class HttpClient {
       if (signal) handler.watch(this.#inFlightUnder(signal));
       dispatcher.dispatch(
         {
-          origin: exchange.origin,
-          path: exchange.path,
+          origin: exchange.route.origin,
+          path: exchange.route.path,
           method: 'POST',
           headers: [...exchange.headers, 'x-request-id', exchange.requestId],
           body: exchange.body,
@@ -284,7 +279,8 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
 
   fail(error: unknown): void {
     if (this.#settle()) return;
-    const { url, signal, requestId, proxy } = this.#exchange;
+    const { route, signal, requestId } = this.#exchange;
+    const { url, proxy } = route;
     this.#reject(classifyNetworkError(error, url, { signal, writing: this.#writing, requestId, proxy }));
   }
 

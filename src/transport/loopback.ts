@@ -47,11 +47,7 @@ type LookupCallback = (
  */
 export function lookupHost(host: string, options: LookupOptions, callback: LookupCallback): void {
   if (host.toLowerCase() !== 'localhost') {
-    process.getBuiltinModule('node:dns').lookup(host, { ...options, all: true }, (error, addresses) => {
-      const [first] = error ? [] : addresses;
-      if (error || options.all) callback(error, error ? [] : addresses, first?.family ?? 0);
-      else callback(null, first?.address ?? '', first?.family ?? 0);
-    });
+    process.getBuiltinModule('node:dns').lookup(host, options, callback);
     return;
   }
   if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }], 4);

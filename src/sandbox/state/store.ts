@@ -163,8 +163,7 @@ export class SandboxStore {
 
   /** Adds an envelope; the promise resolves once it is durable. */
   addEnvelope(envelope: EnvelopeRecord): Promise<void> {
-    this.envelopes.set(envelope.id, envelope);
-    this.envelopeBytes += envelopeBytes(envelope.details);
+    this.restoreEnvelope(envelope);
     return this.#change({ type: 'envelope', seq: ++this.seq, envelope });
   }
 
