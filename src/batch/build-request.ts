@@ -25,6 +25,7 @@ import {
   toMergeData,
   validateRequest,
 } from '../request/request.js';
+import { isPlainObject } from '../text/plain-object.js';
 
 /** What every record starts from: the command's flags over the project file's defaults. */
 export interface BatchDefaults {
@@ -62,9 +63,6 @@ const NAMES: Record<InputFormat, Record<string, string>> = {
   },
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Merge data that does not fit a template's declared fields: the check, the template, and where each key came from. */
 interface FieldMisfit {
   check: FieldCheck;
@@ -90,7 +88,7 @@ export function buildBatchRequest(
   { format, problems }: { format: InputFormat; problems: Problems },
   fieldReport?: FieldReport,
 ): CreateEnvelopeRequest | undefined {
-  if (!isObject(record)) {
+  if (!isPlainObject(record)) {
     problems.push(
       recordProblem(
         'expected a JSON object with signatory (and optionally template_id, merge_data, expires_in_days)',
@@ -186,7 +184,7 @@ function checkFields(
   const { told } = given;
   const check = found && { ...found, missing: found.missing.filter((name) => !told.has(name)) };
   if (label === undefined || !hasFieldProblems(check)) return false;
-  const own = isObject(record.merge_data) ? record.merge_data : {};
+  const own = isPlainObject(record.merge_data) ? record.merge_data : {};
   const originOf = (key: string): KeyOrigin => {
     if (Object.hasOwn(own, key)) return { kind: format === 'csv' ? 'column' : 'merge field' };
     const flag = defaults.merge_data_from?.get(key);
@@ -223,7 +221,7 @@ function recordTemplate(
 
 function recordMergeData(value: unknown, problems: Problems): Record<string, string> {
   if (value === undefined) return {};
-  if (isObject(value)) return toMergeData(value, 'merge_data', problems);
+  if (isPlainObject(value)) return toMergeData(value, 'merge_data', problems);
   problems.push(usageProblem('', 'merge_data must be a JSON object'));
   return {};
 }

@@ -3,13 +3,7 @@ import * as z from 'zod/mini';
 import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
 import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.js';
-import {
-  type ConfigFile,
-  ensureProfile,
-  getProfile,
-  readConfigFile,
-  updateConfigFile,
-} from '../config/store.js';
+import { type ConfigFile, ensureProfile, getProfile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { drawable, themeFor } from '../io/theme.js';
@@ -81,10 +75,10 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
       hint: 'A flag shows up in `ps` and in your shell history. Run `esign login` to paste it at a hidden prompt, or pipe it in: printf %s "$ESIGN_TOKEN_SECRET" | esign login --with-token',
     });
   }
+  // Reads the config: a broken config file is reported before the user types a secret.
   const profile = profileToChange(connectionOf(options), ctx);
   const baseUrl = options.baseUrl === undefined ? undefined : normalizeBaseUrl(options.baseUrl, '--base-url');
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-  readConfigFile(dir); // a broken config file is reported before the user types a secret
   if (options.tokenCommand !== undefined) return storeTokenCommand(options, { profile, baseUrl, dir }, ctx);
 
   const token = checkToken(await readToken(options, ctx, profile));

@@ -9,6 +9,10 @@ import { connectionOf, GlobalOptions } from '../options.js';
 
 export const options = GlobalOptions;
 
+/** Said whenever a stored token is forgotten (logout, profile delete). */
+export const TOKEN_STAYS_VALID =
+  'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n';
+
 export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
   const profile = profileToForget(options, ctx);
   if (profile === undefined) return ExitCode.ok;
@@ -28,9 +32,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     });
     const what = stored.token === undefined ? 'token command' : 'token';
     ctx.stderr.write(`Removed the ${what} of profile '${profile}' from ${configFilePath(dir)}.\n`);
-    ctx.stderr.write(
-      'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n',
-    );
+    ctx.stderr.write(TOKEN_STAYS_VALID);
   }
   for (const variable of ['ESIGN_TOKEN', 'ESIGN_TOKEN_COMMAND']) {
     if (ctx.env[variable]?.trim()) {

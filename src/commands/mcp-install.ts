@@ -33,6 +33,7 @@ import { globalOptions, repeated } from '../options.js';
 import { formattingOf, writeFileAtomic } from '../project/write-project.js';
 import { parseAllowedDomain } from '../request/signatory-domains.js';
 import { lineAndColumn, stripBom } from '../text/json.js';
+import { isPlainObject } from '../text/plain-object.js';
 import { shellQuote } from '../text/shell.js';
 import { escapeControl } from '../text/terminal-text.js';
 
@@ -116,12 +117,12 @@ function serversOf(config: ConfigText, layout: ClientLayout, path: string): Reco
       { hint: `Fix the file (${layout.title} cannot read it either), then run this again.` },
     );
   }
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     throw new ConfigFileError(`${escapeControl(path)} does not hold a JSON object; nothing was changed.`);
   }
   const servers = value[layout.key];
   if (servers === undefined) return {};
-  if (!isObject(servers)) {
+  if (!isPlainObject(servers)) {
     throw new ConfigFileError(
       `${escapeControl(path)}: "${layout.key}" is not an object; nothing was changed.`,
       { hint: `Fix the file (${layout.title} cannot read it either), then run this again.` },
@@ -129,9 +130,6 @@ function serversOf(config: ConfigText, layout: ClientLayout, path: string): Reco
   }
   return servers;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `text` with the entry set (or removed, with undefined), every other byte as it was. */
 function edited(config: ConfigText, path: (string | number)[], value: unknown): string {

@@ -13,10 +13,12 @@ import {
   updateConfigFile,
   warnIfReadableByOthers,
 } from '../config/store.js';
+import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
+import { TOKEN_STAYS_VALID } from './logout.js';
 
 /** `esign profile list`: every stored profile, its base URL and token (masked); the active one marked. */
 export const list: CommandModule<GlobalOptions> = {
@@ -66,9 +68,7 @@ const DeleteOptions = z.object({ ...globalOptions, name: z.string() });
 export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
   options: DeleteOptions,
   async run(options, ctx) {
-    const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-    const path = configFilePath(dir);
-    const known = profileNames(readConfigFile(dir));
+    const { dir, path, known } = storedProfiles(ctx);
     const missing = { known, path, unchanged: 'nothing was deleted' };
     if (!known.includes(options.name)) throw noSuchProfile(options.name, missing);
     let token: string | undefined;
@@ -83,11 +83,7 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
     if (!deleted) throw noSuchProfile(options.name, missing);
     if (token) ctx.addSecret(token);
     ctx.stderr.write(`Deleted profile '${options.name}' (its base URL and token) from ${path}.\n`);
-    if (token) {
-      ctx.stderr.write(
-        'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n',
-      );
-    }
+    if (token) ctx.stderr.write(TOKEN_STAYS_VALID);
     return ExitCode.ok;
   },
 };
@@ -100,9 +96,7 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
 export const use: CommandModule<z.infer<typeof DeleteOptions>> = {
   options: DeleteOptions,
   async run(options, ctx) {
-    const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-    const path = configFilePath(dir);
-    const known = profileNames(readConfigFile(dir));
+    const { dir, known, path } = storedProfiles(ctx);
     const back = options.name === DEFAULT_PROFILE;
     if (!back && !known.includes(options.name)) {
       throw noSuchProfile(options.name, { known, path, unchanged: 'the default is unchanged' });
@@ -114,11 +108,20 @@ export const use: CommandModule<z.infer<typeof DeleteOptions>> = {
     ctx.stderr.write(
       `Commands now use profile '${options.name}' unless --profile, ESIGN_PROFILE or a project file's "profile" names another${back ? '' : ` (\`esign profile use ${DEFAULT_PROFILE}\` goes back)`}.\n`,
     );
-    const over = ctx.env.ESIGN_PROFILE ? `ESIGN_PROFILE (${ctx.env.ESIGN_PROFILE})` : undefined;
-    if (over) ctx.stderr.write(`note: ${over} is set in this environment and wins over it.\n`);
+    if (ctx.env.ESIGN_PROFILE) {
+      ctx.stderr.write(
+        `note: ESIGN_PROFILE (${ctx.env.ESIGN_PROFILE}) is set in this environment and wins over it.\n`,
+      );
+    }
     return ExitCode.ok;
   },
 };
+
+/** The config folder, its file, and the profiles stored there. */
+function storedProfiles(ctx: Context): { dir: string; path: string; known: string[] } {
+  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
+  return { dir, path: configFilePath(dir), known: profileNames(readConfigFile(dir)) };
+}
 
 /** A profile that is not stored; `unchanged` says what that left as it was. */
 function noSuchProfile(

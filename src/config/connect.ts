@@ -15,24 +15,20 @@ import {
   type Setting,
   type Settings,
 } from './settings.js';
-import { readConfigFile, warnIfReadableByOthers } from './store.js';
+import { type ConfigFile, readConfigFile, warnIfReadableByOthers } from './store.js';
 
 /**
  * What the command line chose for the connection (--profile, --base-url, --timeout, as given:
  * each is checked where the settings are resolved, with the environment and the profile).
  */
-export interface Connection {
-  profile?: string | undefined;
-  baseUrl?: string | undefined;
-  timeout?: string | undefined;
-}
+export type Connection = GlobalFlags;
 
 export function loadSettings(
   connection: Connection,
   ctx: Context,
   resolveOptions: ResolveOptions = {},
 ): Settings {
-  const settings = resolveSettings(given(connection), ctx, readConfigFile, resolveOptions);
+  const settings = resolveSettings(connection, ctx, readConfigFile, resolveOptions);
   if (settings.token.value) ctx.addSecret(settings.token.value);
   for (const notice of settings.notices) ctx.stderr.write(`${notice}\n`);
   warnIfReadableByOthers(settings.configDir, ctx);
@@ -45,7 +41,7 @@ export function loadSettings(
  * profile, so other problems in the file are warnings here.
  */
 export function profileToChange(connection: Connection, ctx: Context): string {
-  return chooseProfile(connection, ctx).value;
+  return chooseProfile(connection, ctx).profile.value;
 }
 
 /**
@@ -54,13 +50,16 @@ export function profileToChange(connection: Connection, ctx: Context): string {
  * config, while others are, is a typo, told with "did you mean" (exit 2), as every other command does.
  */
 export function storedProfileToChange(connection: Connection, ctx: Context): string {
-  const profile = chooseProfile(connection, ctx);
-  const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-  checkProfileExists(profile, readConfigFile(dir), configFilePath(dir));
+  const { profile, config, configPath } = chooseProfile(connection, ctx);
+  checkProfileExists(profile, config, configPath);
   return profile.value;
 }
 
-function chooseProfile(connection: Connection, ctx: Context): Setting<string> {
+/** The profile chosen, with the config file it was chosen from (read once; a broken one throws here). */
+function chooseProfile(
+  connection: Connection,
+  ctx: Context,
+): { profile: Setting<string>; config: ConfigFile; configPath: string } {
   const lookup = lookUpProjectFile(ctx.cwd, {
     env: ctx.env,
     uses: 'profile',
@@ -68,12 +67,10 @@ function chooseProfile(connection: Connection, ctx: Context): Setting<string> {
   });
   for (const warning of lookup.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
-  const stored = { profile: readConfigFile(dir).default_profile, configPath: configFilePath(dir) };
-  return resolveProfileName(given(connection), ctx.env, lookup.project, stored);
-}
-
-function given(connection: Connection): GlobalFlags {
-  return { profile: connection.profile, baseUrl: connection.baseUrl, timeout: connection.timeout };
+  const config = readConfigFile(dir);
+  const configPath = configFilePath(dir);
+  const stored = { profile: config.default_profile, configPath };
+  return { profile: resolveProfileName(connection, ctx.env, lookup.project, stored), config, configPath };
 }
 
 /**

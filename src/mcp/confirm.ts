@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
 import { CliError, ExitCode } from '../errors.js';
+import { isPlainObject } from '../text/plain-object.js';
 import { escapeControl } from '../text/terminal-text.js';
 
 /** `--confirm`: ask the person through the client (the default), or send without asking. */
@@ -60,7 +61,7 @@ export function judgeAnswer(
   request: CreateEnvelopeRequest,
   ledger: ConfirmationLedger,
 ): void {
-  const response = isObject(answer.response) ? answer.response : {};
+  const response = isPlainObject(answer.response) ? answer.response : {};
   const action = response.action;
   if (action === 'cancel') {
     throw new NotConfirmedError(
@@ -76,7 +77,7 @@ export function judgeAnswer(
       'Do not send it again unless the person asks you to; ask what to change.',
     );
   }
-  const content = isObject(response.content) ? response.content : {};
+  const content = isPlainObject(response.content) ? response.content : {};
   if (action !== 'accept' || content.send !== true) {
     throw new NotConfirmedError(
       `The person did not choose to send this envelope. ${NOTHING_SENT}`,
@@ -191,6 +192,3 @@ export class ConfirmationLedger {
 function digestOf(request: CreateEnvelopeRequest): string {
   return createHash('sha256').update(JSON.stringify(request)).digest('base64url');
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -7,6 +7,7 @@
 // structured content against the tool's output schema even on an error, and an error object is no
 // envelope; they would replace esign's message with a schema complaint.
 import { errorBody } from '../errors.js';
+import { isPlainObject } from '../text/plain-object.js';
 
 /** A tool's result, as MCP carries it. */
 export interface ToolResult {
@@ -16,14 +17,11 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A result: structured content (a value that is not an object is wrapped as `{result}`), and the value as JSON text. */
 export function successResult(value: unknown): ToolResult {
   return {
     content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: isObject(value) ? value : { result: value },
+    structuredContent: isPlainObject(value) ? value : { result: value },
   };
 }
 

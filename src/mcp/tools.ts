@@ -17,6 +17,7 @@ import { inputProblem, usageProblem } from '../problems.js';
 import { buildCreateRequest, type CreateDraft, type InputNames } from '../request/create-request.js';
 import { type Problems, toMergeData } from '../request/request.js';
 import { type AllowedDomain, describeAllowedDomain } from '../request/signatory-domains.js';
+import { isPlainObject } from '../text/plain-object.js';
 import {
   CONFIRM_FORM,
   CONFIRM_KEY,
@@ -97,7 +98,7 @@ export interface ConfirmationQuestion {
 }
 
 export const isQuestion = (value: unknown): value is ConfirmationQuestion =>
-  isObject(value) && isObject(value.ask) && typeof value.ask.state === 'string';
+  isPlainObject(value) && isPlainObject(value.ask) && typeof value.ask.state === 'string';
 
 const ARGUMENTS = ['template', 'signatory', 'merge_data', 'expires_in_days'];
 
@@ -114,12 +115,9 @@ const TOOL_INPUT_NAMES: InputNames = {
   hint: 'Nothing was sent. Fix the arguments named, and call validate_envelope to check them before create_envelope.',
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The tool's arguments as a create draft; an argument the tools do not take is a problem, as an unknown flag is. */
 function draftOf(args: unknown, problems: Problems): CreateDraft {
-  const given = isObject(args) ? args : {};
+  const given = isPlainObject(args) ? args : {};
   for (const key of Object.keys(given)) {
     if (!ARGUMENTS.includes(key)) {
       problems.push(
@@ -128,14 +126,14 @@ function draftOf(args: unknown, problems: Problems): CreateDraft {
     }
   }
   const mergeData = given.merge_data ?? undefined;
-  if (mergeData !== undefined && !isObject(mergeData)) {
+  if (mergeData !== undefined && !isPlainObject(mergeData)) {
     problems.push(
       inputProblem('merge_data', 'must be an object of merge fields, like {"company": "Acme Corp"}.'),
     );
   }
   return {
     template: given.template,
-    mergeData: isObject(mergeData) ? toMergeData(mergeData, 'merge_data', problems) : {},
+    mergeData: isPlainObject(mergeData) ? toMergeData(mergeData, 'merge_data', problems) : {},
     signatory: given.signatory,
     expiresInDays: given.expires_in_days ?? undefined,
   };
@@ -218,7 +216,7 @@ function confirmBeforeSending(
   logCreate(deps, 'asking the person to confirm; nothing is sent until they do.');
   const message = confirmationMessage({
     request,
-    templateGiven: isObject(args) ? args.template : undefined,
+    templateGiven: isPlainObject(args) ? args.template : undefined,
     profile: deps.settings.profile.value,
     baseUrl: deps.settings.baseUrl.value,
     now: deps.ctx.now(),

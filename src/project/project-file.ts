@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { currentUser } from '../fs/ownership.js';
 import { describeIssue } from '../text/issues.js';
 import { locate, readBoundedJson } from '../text/json.js';
+import { isPlainObject } from '../text/plain-object.js';
 import { shellQuote } from '../text/shell.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -211,7 +212,7 @@ function readProject(path: string, options: LookupOptions): ProjectLookup {
 /** The file's `profile` alone (or {} when it names none), or undefined when that cannot be told. */
 function profileAlone(text: string): { profile?: string } | undefined {
   const read = readBoundedJson(text, MAX_DEPTH);
-  if (!read.ok || !isObject(read.value)) return undefined;
+  if (!read.ok || !isPlainObject(read.value)) return undefined;
   if (!Object.hasOwn(read.value, 'profile')) return {};
   const profile = ProfileName.safeParse(read.value.profile);
   return profile.success ? { profile: profile.data } : undefined;
@@ -304,14 +305,14 @@ function describeProjectIssue(issue: z.core.$ZodIssue, text: string, root: unkno
  * with '_') and is told as any other bad name is; a field so named is told as a bad field name.
  */
 function protoTemplateNames(root: unknown, text: string): Problem[] {
-  if (!isObject(root)) return [];
+  if (!isPlainObject(root)) return [];
   const places: string[][] = [['templates']];
-  if (isObject(root.profiles)) {
+  if (isPlainObject(root.profiles)) {
     for (const profile of Object.keys(root.profiles)) places.push(['profiles', profile, 'templates']);
   }
   const at = (path: readonly string[]) =>
     path.reduce<unknown>(
-      (value, key) => (isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined),
+      (value, key) => (isPlainObject(value) && Object.hasOwn(value, key) ? value[key] : undefined),
       root,
     );
   const problem = (path: string[], what: string): Problem => ({
@@ -320,13 +321,13 @@ function protoTemplateNames(root: unknown, text: string): Problem[] {
   });
   return places.flatMap((path) => {
     const names = at(path);
-    if (!isObject(names)) return [];
+    if (!isPlainObject(names)) return [];
     const found = Object.hasOwn(names, '__proto__')
       ? [problem([...path, '__proto__'], describeTemplateName('__proto__'))]
       : [];
     for (const name of Object.keys(names)) {
       const fields = at([...path, name, 'fields']);
-      if (name !== '__proto__' && isObject(fields) && Object.hasOwn(fields, '__proto__')) {
+      if (name !== '__proto__' && isPlainObject(fields) && Object.hasOwn(fields, '__proto__')) {
         found.push(problem([...path, name, 'fields', '__proto__'], fieldNameProblem('__proto__') as string));
       }
     }
@@ -365,14 +366,11 @@ function knownKeysAt(path: string[]): string[] {
   return [];
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The paths of the keys that name a token (`token`, `api_token`, `ESIGN_TOKEN`…), at any depth. */
 function findTokenKeys(value: unknown, path: string[]): string[][] {
   if (Array.isArray(value))
     return value.flatMap((item, index) => findTokenKeys(item, [...path, String(index)]));
-  if (!isObject(value)) return [];
+  if (!isPlainObject(value)) return [];
   return Object.entries(value).flatMap(([key, item]) => {
     // A template may be named "token-…"; its id is not a secret.
     const isTemplateName = path[path.length - 1] === 'templates';

@@ -11,13 +11,11 @@ import { checkMergeData, describeFieldCheck, hasFieldProblems } from '../project
 import type { ResolvedTemplate } from '../project/templates.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { parseJsonText } from '../text/json.js';
+import { isPlainObject } from '../text/plain-object.js';
 import { loopbackOrigin } from '../transport/loopback.js';
 
 /** Collected input problems, each naming its source. */
 export type Problems = Problem[];
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Sets a merge field as an own property, whatever its name: `data['__proto__'] = value` would call

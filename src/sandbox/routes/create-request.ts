@@ -3,6 +3,7 @@
 // template's merge tags), every problem at once, keyed by field, as a 422 answer.
 import { CreateEnvelopeRequest, MAX_EXPIRES_IN_DAYS, ULID_PATTERN } from '../../api/schemas.js';
 import { describeIssue, type IssueLike, issuePath } from '../../text/issues.js';
+import { isPlainObject } from '../../text/plain-object.js';
 import type { Template } from '../state/store.js';
 
 /** `{"signatory.email": ["must be an email address, …"]}` */
@@ -19,9 +20,6 @@ export interface CheckedCreateRequest {
 const DEFAULT_EXPIRES_IN_DAYS = 30;
 const REQUEST_FIELDS = new Set(['template_id', 'merge_data', 'signatory', 'expires_in_days']);
 const SIGNATORY_FIELDS = new Set(['name', 'email', 'phone']);
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function add(errors: FieldErrors, field: string, message: string): void {
   const list = Object.hasOwn(errors, field) ? errors[field] : undefined;
