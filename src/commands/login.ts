@@ -2,7 +2,13 @@
 import * as z from 'zod/mini';
 import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
-import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.js';
+import {
+  baseUrlWarning,
+  maskToken,
+  normalizeBaseUrl,
+  profileFlag,
+  tokenVariablesSet,
+} from '../config/settings.js';
 import { type ConfigFile, ensureProfile, getProfile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -136,15 +142,13 @@ function afterStoring(
   }
   if (!getProfile(config, profile)?.base_url && !ctx.env.ESIGN_BASE_URL) {
     ctx.stderr.write(
-      `hint: no base URL is set yet: esign config set base_url https://…/api/v1${profile === 'default' ? '' : ` --profile ${profile}`}\n`,
+      `hint: no base URL is set yet: esign config set base_url https://…/api/v1${profileFlag(profile)}\n`,
     );
   }
-  for (const variable of ['ESIGN_TOKEN', 'ESIGN_TOKEN_COMMAND']) {
-    if (ctx.env[variable]?.trim()) {
-      ctx.stderr.write(
-        `note: ${variable} is set in this environment and takes precedence over what is stored.\n`,
-      );
-    }
+  for (const variable of tokenVariablesSet(ctx.env)) {
+    ctx.stderr.write(
+      `note: ${variable} is set in this environment and takes precedence over what is stored.\n`,
+    );
   }
 }
 

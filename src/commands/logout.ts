@@ -2,6 +2,7 @@
 import type * as z from 'zod/mini';
 import { storedProfileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
+import { tokenVariablesSet } from '../config/settings.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
@@ -34,10 +35,8 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     ctx.stderr.write(`Removed the ${what} of profile '${profile}' from ${configFilePath(dir)}.\n`);
     ctx.stderr.write(TOKEN_STAYS_VALID);
   }
-  for (const variable of ['ESIGN_TOKEN', 'ESIGN_TOKEN_COMMAND']) {
-    if (ctx.env[variable]?.trim()) {
-      ctx.stderr.write(`note: ${variable} is still set in this environment and will be used.\n`);
-    }
+  for (const variable of tokenVariablesSet(ctx.env)) {
+    ctx.stderr.write(`note: ${variable} is still set in this environment and will be used.\n`);
   }
   return ExitCode.ok;
 }

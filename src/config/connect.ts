@@ -7,9 +7,9 @@ import {
   checkProfileExists,
   describeSource,
   type GlobalFlags,
+  notLoggedIn,
   type ResolveOptions,
   requireBaseUrl,
-  requireToken,
   resolveProfileName,
   resolveSettings,
   type Setting,
@@ -80,7 +80,7 @@ function chooseProfile(
  */
 export async function obtainToken(settings: Settings, ctx: Context): Promise<string> {
   if (settings.token.value) return settings.token.value;
-  if (!settings.tokenCommand) return requireToken(settings);
+  if (!settings.tokenCommand) throw notLoggedIn(settings);
   const { runTokenCommand } = await import('./token-command.js');
   const token = await runTokenCommand(settings.tokenCommand, {
     env: ctx.env,

@@ -7,7 +7,7 @@ import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { isLoopbackHost } from '../transport/loopback.js';
 import { configDir, configFilePath } from './paths.js';
-import { type ConfigFile, getProfile, type Profile } from './store.js';
+import { type ConfigFile, getProfile, type Profile, profileNames } from './store.js';
 
 export type SettingSource =
   | 'flag'
@@ -296,9 +296,9 @@ export function resolveSettings(
     tokenCommand,
     tokenStoredAt,
     tokenOverridesProfile:
-      Boolean(env.ESIGN_TOKEN || env.ESIGN_TOKEN_COMMAND?.trim()) &&
-      Boolean(stored?.token || stored?.token_command),
-    storedProfiles: Object.keys(config.profiles ?? {}),
+      (token.source === 'env ESIGN_TOKEN' || token.source === 'command env ESIGN_TOKEN_COMMAND') &&
+      holdsToken(stored),
+    storedProfiles: profileNames(config),
     timeoutMs,
     configDir: dir,
     configPath: configFilePath(dir),
@@ -356,14 +356,8 @@ export function requireBaseUrl(settings: Settings): string {
   });
 }
 
-/** The token when it is known without running anything; else the error that says what to do. */
-export function requireToken(settings: Settings): string {
-  if (settings.token.value) return settings.token.value;
-  throw notLoggedIn(settings);
-}
-
 /** No token for the active profile: how to log in, or which stored profile to use instead. */
-function notLoggedIn(settings: Settings): NotAuthenticatedError {
+export function notLoggedIn(settings: Settings): NotAuthenticatedError {
   return new NotAuthenticatedError(`Not logged in: no token for profile '${settings.profile.value}'.`, {
     hint:
       otherProfilesHint(settings) ??
@@ -372,7 +366,25 @@ function notLoggedIn(settings: Settings): NotAuthenticatedError {
 }
 
 function profileFlagOf(settings: Settings): string {
-  return settings.profile.value === DEFAULT_PROFILE ? '' : ` --profile ${settings.profile.value}`;
+  return profileFlag(settings.profile.value);
+}
+
+/** ` --profile <name>` for a command to print, or nothing for the default profile. */
+export function profileFlag(profile: string): string {
+  return profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
+}
+
+/** The variables that give a token (or the command that prints one), over what a profile stores. */
+const TOKEN_VARIABLES = ['ESIGN_TOKEN', 'ESIGN_TOKEN_COMMAND'] as const;
+
+/** The token variables set (not blank) in `env`. */
+export function tokenVariablesSet(env: Env): string[] {
+  return TOKEN_VARIABLES.filter((variable) => env[variable]?.trim());
+}
+
+/** Whether a stored profile holds a token, or a command that prints one. */
+export function holdsToken(profile: Profile | undefined): boolean {
+  return Boolean(profile?.token || profile?.token_command);
 }
 
 /**

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { inCi } from '../io/terminal.js';
 import { storedPreference } from './preferences.js';
-import type { Settings } from './settings.js';
+import { profileFlag, type Settings } from './settings.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A token this many days old is due for rotation. */
@@ -38,9 +38,8 @@ export function remindOfTokenAge(settings: Settings, ctx: Context): void {
   if (storedPreference(settings.configDir, 'token_age_reminder') === false) return;
   if (!markReminded(settings.configDir, ctx.now())) return;
   const profile = settings.profile.value;
-  const flag = profile === 'default' ? '' : ` --profile ${profile}`;
   ctx.stderr.write(
-    `note: the token of profile '${profile}' was stored ${ageText(days)}; the service advises rotating tokens regularly. Create a new one in the dashboard (Settings → API Tokens), store it with \`esign login${flag}\`, then revoke the old one. (At most once a day; \`esign config set token_age_reminder false\` turns this off.)\n`,
+    `note: the token of profile '${profile}' was stored ${ageText(days)}; the service advises rotating tokens regularly. Create a new one in the dashboard (Settings → API Tokens), store it with \`esign login${profileFlag(profile)}\`, then revoke the old one. (At most once a day; \`esign config set token_age_reminder false\` turns this off.)\n`,
   );
 }
 
