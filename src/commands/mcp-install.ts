@@ -16,7 +16,14 @@ import {
 import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { configDir } from '../config/paths.js';
-import { isProfileName, PROFILE_NAME_RULE } from '../config/settings.js';
+import {
+  DEFAULT_PROFILE,
+  holdsToken,
+  isProfileName,
+  PROFILE_NAME_RULE,
+  profileFlag,
+  tokenVariablesSet,
+} from '../config/settings.js';
 import { getProfile, readConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ConfigFileError, ExitCode, UsageError } from '../errors.js';
@@ -31,7 +38,7 @@ import {
 import { chooseTools } from '../mcp/tool-names.js';
 import { globalOptions, repeated } from '../options.js';
 import { formattingOf, writeFileAtomic } from '../project/write-project.js';
-import { parseAllowedDomain } from '../request/signatory-domains.js';
+import { describeAllowedDomain, parseAllowedDomain } from '../request/signatory-domains.js';
 import { lineAndColumn, stripBom } from '../text/json.js';
 import { isPlainObject } from '../text/plain-object.js';
 import { shellQuote } from '../text/shell.js';
@@ -174,7 +181,7 @@ function launchOf(flags: InstallOptions, ctx: Context): ServerLaunch {
     const parsed = parseAllowedDomain(domain);
     if (!('domain' in parsed))
       throw new UsageError(`--allow-domain ${parsed.problem} (got ${JSON.stringify(domain)}).`);
-    serverArgs.push('--allow-domain', parsed.subdomains ? `*.${parsed.domain}` : parsed.domain);
+    serverArgs.push('--allow-domain', describeAllowedDomain(parsed));
   }
   // Where the profiles are, when it is not where the server would look by itself.
   const env: Record<string, string> = {};
@@ -188,20 +195,23 @@ function launchOf(flags: InstallOptions, ctx: Context): ServerLaunch {
     : { command: process.execPath, args: serverArgs, env };
 }
 
-/** What a person is told of the profile the server will read: whether it holds a token yet. */
+/**
+ * What a person is told of the profile the server will read (--profile, else the default `esign
+ * profile use` chose): whether it holds a token, or a command that prints one, yet.
+ */
 function profileNotes(flags: InstallOptions, ctx: Context): string[] {
   const notes: string[] = [];
-  const profile = flags.profile ?? 'default';
-  const stored = getProfile(readConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir)), profile);
-  if (!stored?.token) {
-    const flag = flags.profile === undefined ? '' : ` --profile ${profile}`;
+  const config = readConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir));
+  const profile = flags.profile ?? config.default_profile ?? DEFAULT_PROFILE;
+  if (!holdsToken(getProfile(config, profile))) {
+    const flag = flags.profile === undefined ? '' : profileFlag(profile);
     notes.push(
       `note: profile '${escapeControl(profile)}' has no token stored yet: run \`esign login${flag}\` before the assistant uses it (or let the client start the server with ESIGN_TOKEN set).`,
     );
   }
-  if (ctx.env.ESIGN_TOKEN) {
+  for (const variable of tokenVariablesSet(ctx.env)) {
     notes.push(
-      "note: ESIGN_TOKEN is set here, and is not written to the client's config: the server reads the profile's stored token, or ESIGN_TOKEN from the environment the client starts it in.",
+      `note: ${variable} is set here, and is not written to the client's config: the server reads the profile's stored token, or ${variable} from the environment the client starts it in.`,
     );
   }
   return notes;

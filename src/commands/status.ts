@@ -42,7 +42,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
   const settings = loadSettings(connectionOf(options), ctx);
   const token = settings.token.value;
   const report = statusReport(settings, ctx.now());
-  const hasToken = token !== undefined || settings.tokenCommand !== undefined;
+  const hasToken = Boolean(token) || settings.tokenCommand !== undefined;
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report)}\n`);
   } else {

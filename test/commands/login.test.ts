@@ -191,6 +191,12 @@ describe('esign status', () => {
     expect(stderr).toContain('esign login');
   });
 
+  it('an ESIGN_TOKEN of spaces is no token: exit 3, as a create would fail', async () => {
+    const { code, stdout } = await runCli(['status'], createTestContext({ env: { ESIGN_TOKEN: '   ' } }));
+    expect(code).toBe(3);
+    expect(stdout).toContain('none');
+  });
+
   it('uses ESIGN_PROFILE, and rejects a bad profile name', async () => {
     const ctx = createTestContext({ stdin: TOKEN });
     await runCli(['login', '--with-token', '--profile', 'ci'], ctx);

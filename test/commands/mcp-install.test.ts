@@ -187,6 +187,34 @@ describe('esign mcp install: the rest', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('the profile the server will read is told of as it is: a token command is a token, `profile use` names the profile, ESIGN_TOKEN_COMMAND is noted', async () => {
+    const home = homeOn('linux');
+    const ctx = home.ctx({ ESIGN_TOKEN_COMMAND: 'pass show esign' });
+    mkdirSync(ctx.configDir, { recursive: true });
+    writeFileSync(
+      join(ctx.configDir, 'config.json'),
+      JSON.stringify({
+        default_profile: 'work',
+        profiles: { work: { token_command: 'op read op://esign/token' }, spare: {} },
+      }),
+    );
+    const install = (extra: string[]) =>
+      runCli(
+        ['mcp', 'install', 'cursor', '--command', 'esign', '--print', ...extra],
+        home.ctx({ ESIGN_TOKEN_COMMAND: 'pass show esign' }),
+      );
+    const work = await install([]);
+    expect(work.code, work.stderr).toBe(0);
+    expect(work.stderr).not.toContain('has no token stored yet');
+    expect(work.stderr).toContain(
+      "note: ESIGN_TOKEN_COMMAND is set here, and is not written to the client's config: the server reads the profile's stored token, or ESIGN_TOKEN_COMMAND from the environment the client starts it in.",
+    );
+    const spare = await install(['--profile', 'spare']);
+    expect(spare.stderr).toContain(
+      "note: profile 'spare' has no token stored yet: run `esign login --profile spare`",
+    );
+  });
+
   it('a file that is not there yet is made, with its folders; the project scope writes the project file', async () => {
     const home = homeOn('darwin');
     const ctx = home.ctx();
