@@ -10,6 +10,7 @@ import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.
 import {
   ensureProfile,
   getProfile,
+  profileNames,
   pruneProfile,
   readConfigFile,
   updateConfigFile,
@@ -39,9 +40,6 @@ function checkKey(key: string): Key {
     hint: `Settings: ${KEYS.join(', ')}.`,
   });
 }
-
-/** What a preference says, as `config get` and `config list` print it. */
-const preferenceText = (value: boolean | undefined) => (value === undefined ? '' : String(value));
 
 const KeyOption = z.object({ ...globalOptions, key: z.string() });
 type KeyOption = z.infer<typeof KeyOption>;
@@ -128,7 +126,7 @@ export const list: CommandModule<GlobalOptions> = {
       profile,
       base_url: entry.base_url ?? null,
       token: entry.token ? maskToken(entry.token) : null,
-      profiles: Object.keys(config.profiles ?? {}),
+      profiles: profileNames(config),
       accessible: config.accessible ?? null,
       token_age_reminder: config.token_age_reminder ?? null,
     };
@@ -136,7 +134,7 @@ export const list: CommandModule<GlobalOptions> = {
     else {
       ctx.stdout.write(
         `profile=${listing.profile}\nbase_url=${listing.base_url ?? ''}\ntoken=${listing.token ?? ''}\nprofiles=${listing.profiles.join(',')}\n` +
-          `accessible=${preferenceText(config.accessible)}\ntoken_age_reminder=${preferenceText(config.token_age_reminder)}\n`,
+          `accessible=${listing.accessible ?? ''}\ntoken_age_reminder=${listing.token_age_reminder ?? ''}\n`,
       );
     }
     return ExitCode.ok;

@@ -71,7 +71,6 @@ export async function run(flags: McpOptions, ctx: Context): Promise<number> {
       stdout: protocolStream(ctx),
       signal: ctx.signal,
       version: ctx.version,
-      instructions: offer.instructions,
       log: (line) => ctx.stderr.write(`esign mcp: ${line}\n`),
     });
   } finally {

@@ -2,6 +2,7 @@
 // the environment (ESIGN_MCP_CONFIRM, ESIGN_MCP_ALLOW_DOMAINS, ESIGN_MCP_READ_ONLY: what an MCP
 // Bundle's settings become). A flag wins over its variable. Decided at start, before the SDK is
 // loaded: a wrong value is exit 2 at once, naming where it came from.
+import { preferenceValue } from '../config/preferences.js';
 import type { Env } from '../context.js';
 import { UsageError } from '../errors.js';
 import { type AllowedDomain, parseAllowedDomain } from '../request/signatory-domains.js';
@@ -20,9 +21,6 @@ export interface ServerRules {
   /** Where read-only came from, for messages. */
   readonly readOnlyFrom: '--read-only' | 'ESIGN_MCP_READ_ONLY';
 }
-
-const TRUE = ['1', 'true', 'yes', 'on'];
-const FALSE = ['', '0', 'false', 'no', 'off'];
 
 export function serverRules(given: ServerChoices, env: Env): ServerRules {
   return {
@@ -57,8 +55,8 @@ function allowedDomains(flags: readonly string[], variable: string | undefined):
 }
 
 function readOnlyFromEnv(variable: string | undefined): boolean {
-  const value = (variable ?? '').trim().toLowerCase();
-  if (TRUE.includes(value)) return true;
-  if (FALSE.includes(value)) return false;
+  if (variable === undefined || variable.trim() === '') return false;
+  const value = preferenceValue(variable);
+  if (value !== undefined) return value;
   throw new UsageError(`ESIGN_MCP_READ_ONLY must be true or false (got ${JSON.stringify(variable)}).`);
 }

@@ -70,7 +70,6 @@ export interface McpIo {
   readonly stdout: Writable;
   readonly signal: AbortSignal;
   readonly version: string;
-  readonly instructions: string;
   /** For what the SDK reports out of band (a line that is not JSON-RPC, a broken pipe). */
   log(line: string): void;
 }
@@ -79,7 +78,7 @@ export interface McpIo {
 function buildServer(offer: ServerOffer, io: McpIo, running: Set<Promise<unknown>>): McpServer {
   const server = new McpServer(
     { name: 'esign', version: io.version },
-    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: io.instructions },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: offer.instructions },
   );
   for (const tool of offer.tools) {
     const output = tool.output;
