@@ -1,7 +1,8 @@
 // The README and the guides in docs/ (issue 38): the README stays a front door (short, the two
 // set-up commands first), every relative link between them leads to a file and a heading that
-// exist, the exit codes read the same in docs/exit-codes.md as in `esign help exit-codes`, and no
-// figure that drifts (a test count, a size in MB) is written into them.
+// exist, the exit codes read the same in docs/exit-codes.md as in `esign help exit-codes`, the
+// completion install lines as in `esign completion --help`, and no figure that drifts (a test
+// count, a size in MB) is written into them.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -144,6 +145,14 @@ describe('figures and tables that could drift', () => {
     const plain = (map: Map<string, string>) =>
       Object.fromEntries([...map].map(([key, value]) => [key, value.replace(/`/g, '')]));
     expect(plain(fromGuide)).toEqual(plain(fromHelp));
+  });
+
+  it('docs/install.md installs completion with the lines `esign completion --help` prints', async () => {
+    const help = (await runCli(['completion', '--help'])).stdout;
+    const lines = [...help.matchAll(/^ {2}\$ (.*esign completion .*)$/gm)].map((m) => m[1] as string);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    const guide = readFileSync(join(ROOT, 'docs/install.md'), 'utf8');
+    for (const line of lines) expect(guide, line).toContain(line);
   });
 
   it('no test count or size in MB is written into the README or a guide', () => {
