@@ -139,7 +139,7 @@ function sha256(file) {
  * crash it at start-up, Node's documentation), off for the others: without it the executable
  * compiles its whole script on every start. The snapshot stays off (it needs the script written for
  * it). V8's cache is not byte-for-byte the same from one build to the next: that executable, its
- * archive and SHA256SUMS differ between two builds of one commit (README, "Reproducible").
+ * archive and SHA256SUMS differ between two builds of one commit (docs/releases.md, "Reproducible").
  */
 function buildExecutable(each, { main }, builder) {
   const output = join(releaseDir, `esign-${version}-${each.name}${each.executableSuffix}`);

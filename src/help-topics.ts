@@ -62,8 +62,9 @@ Examples:
 const EXIT_CODES = `Exit codes
 
   0    Success.
-  1    Unexpected internal error (a bug: run with --verbose and report it), or a setting asked
-       for with \`esign config get\` is not set.
+  1    Unexpected internal error (a bug: run with --verbose and report it); a config file esign
+       cannot read or change (invalid, or its lock still held by another esign after 10 s); or a
+       setting asked for with \`esign config get\` is not set.
   2    Usage or input error found locally; nothing was sent.
   3    Not authenticated: no token, or the API answered 401.
   4    Forbidden: the API answered 403.

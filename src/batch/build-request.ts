@@ -37,6 +37,8 @@ export interface BatchDefaults {
   templates?: TemplateNames | undefined;
   /** The flag each key of merge_data came from ("--set" or "--data"), for messages. */
   merge_data_from?: ReadonlyMap<string, string> | undefined;
+  /** Where the default template may be given (the command's flag), for a record that has none. */
+  template_from?: string | undefined;
   /** The longest expiry the API is known to take (the sandbox's), checked on every record. */
   max_expires_in_days?: number | undefined;
 }
@@ -125,7 +127,9 @@ export function buildBatchRequest(
     problems.push(
       usageProblem(
         NAMES[format].template_id ?? 'template_id',
-        'is required (give it in the record or with --template)',
+        defaults.template_from === undefined
+          ? 'is required (give it in the record)'
+          : `is required (give it in the record or with ${defaults.template_from})`,
       ),
     );
   } else if (template === 'unresolved') reported.push('template_id');

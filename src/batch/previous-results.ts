@@ -1,7 +1,7 @@
-// What an earlier run left in --output (and in its pending journal), for --resume.
+// What an earlier run left in the results file (and in its pending journal), for a resumed run.
 import { createReadStream } from 'node:fs';
 import { appendFile, open, stat, truncate } from 'node:fs/promises';
-import { OUTCOME_UNKNOWN, UsageError } from '../errors.js';
+import { OUTCOME_UNKNOWN } from '../errors.js';
 import { isTornLine, readLines } from '../fs/lines.js';
 import { parseResult } from './formats.js';
 
@@ -19,6 +19,23 @@ export interface PreviousRecord {
  * `shownAs` names the results file as the user gave it, for messages.
  */
 export type PreviousResults = Map<number, PreviousRecord> & { shownAs?: string };
+
+/**
+ * Why the earlier results cannot be resumed, with what was found, for the command to word:
+ * - `not_a_result_line`: line `line` of the results file at `path` is not a result of esign;
+ * - `other_api`: its envelopes were created at `recorded`, and this run would send to `baseUrl`.
+ */
+export type ResumeRefusal =
+  | { kind: 'not_a_result_line'; path: string; line: number; problem: string }
+  | { kind: 'other_api'; recorded: string[]; baseUrl: string };
+
+/** Thrown when the earlier results cannot be resumed; `refusal` says why. Nothing was sent. */
+export class ResumeRefusedError extends Error {
+  constructor(readonly refusal: ResumeRefusal) {
+    super(`The earlier results cannot be resumed: ${refusal.kind}.`);
+    this.name = 'ResumeRefusedError';
+  }
+}
 
 function record(results: PreviousResults, line: number, next: PreviousRecord): void {
   const current = results.get(line);
@@ -123,12 +140,12 @@ export async function readPreviousResults(
     if (text.trim() === '') continue;
     const parsed = parseResult(text);
     if (!parsed.ok) {
-      throw new UsageError(
-        `--output ${path}: line ${lineNumber} is not a result line of esign (${parsed.problem}).`,
-        {
-          hint: 'Resume needs the results file of an earlier run, unchanged.',
-        },
-      );
+      throw new ResumeRefusedError({
+        kind: 'not_a_result_line',
+        path,
+        line: lineNumber,
+        problem: parsed.problem,
+      });
     }
     const entry = parsed.value;
     if (entry.base_url !== undefined) baseUrls?.add(entry.base_url);

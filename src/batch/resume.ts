@@ -1,77 +1,26 @@
-// Resuming a batch: one run at a time on an --output (a lock keyed on the real file), no earlier
-// results overwritten without --resume, and what the earlier runs did read back, with the intents
-// nobody answered turned into `unknown` results.
-import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+// Resuming a batch: what the earlier runs did, read back from the results file and its journal,
+// with the intents nobody answered turned into `unknown` results; refused (as a value the command
+// words) when the file is not a results file or its envelopes were created at another API. Claiming
+// the results file for a run, and refusing to overwrite it, are the command's
+// (src/commands/envelope/batch-output.ts).
+import { existsSync } from 'node:fs';
 import type { Env } from '../context.js';
-import { OUTCOME_UNKNOWN, UsageError } from '../errors.js';
-import { describeReadError, isDiskFull } from '../fs/files.js';
-import { acquireLock, busyLockAdvice, heldWhere, lockLost, releaseLock } from '../fs/lock.js';
-import { currentUser, notOwnReason, ownedByUser } from '../fs/ownership.js';
-import { escapeControl } from '../text/terminal-text.js';
+import { OUTCOME_UNKNOWN } from '../errors.js';
 import { DurableAppender } from './durable-file.js';
 import { formatResult } from './formats.js';
 import { readJournal, unansweredIntents } from './journal.js';
-import { inspectTail, type PreviousResults, readPreviousResults, repairTail } from './previous-results.js';
+import {
+  inspectTail,
+  type PreviousResults,
+  ResumeRefusedError,
+  readPreviousResults,
+  repairTail,
+} from './previous-results.js';
 
 /**
- * The file --output names, through any symbolic links, so that two names of one file share one lock
- * and one journal. A link to a file not written yet is followed too (to the name it will have, its
- * folder's real path); a missing file that is no link: its folder's real path. `shown` is the path as
- * the user gave it, for the error about a loop of links.
- */
-export function realOutputPath(output: string, shown: string = output): string {
-  const followed = new Set<string>();
-  let path = output;
-  for (;;) {
-    const real = existingRealPath(path, shown);
-    if (real !== undefined) return real;
-    const target = linkTarget(path);
-    if (target === undefined) return inRealFolder(path);
-    if (followed.has(path)) throw linkLoop(shown);
-    followed.add(path);
-    // A relative target is relative to the folder of the link, as the system reads it.
-    path = resolve(dirname(path), target);
-  }
-}
-
-/** The real path of a file that exists; undefined when it does not (a dangling link included). */
-function existingRealPath(path: string, shown: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkLoop(shown);
-    return undefined;
-  }
-}
-
-/** Where a symbolic link points, as written in it; undefined when `path` is no link. */
-function linkTarget(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A file not there yet, in its folder's real path (the path as it is when that cannot be read). */
-function inRealFolder(path: string): string {
-  try {
-    return join(realpathSync(dirname(path)), basename(path));
-  } catch {
-    return path;
-  }
-}
-
-function linkLoop(shown: string): UsageError {
-  return new UsageError(`--output ${shown} is a loop of symbolic links: it never reaches a file.`, {
-    hint: 'Point --output at a file, or fix the links.',
-  });
-}
-
-/**
- * With --resume: what the earlier runs did, with unanswered intents turned into `unknown` results.
- * The journal is read even when --output is gone: its intents then all count as unknown.
+ * What the earlier runs did, with unanswered intents turned into `unknown` results. The journal is
+ * read even when the results file is gone: its intents then all count as unknown. Throws
+ * ResumeRefusedError when the results cannot be resumed, before anything is written.
  */
 export async function loadPrevious(
   output: string,
@@ -82,7 +31,7 @@ export async function loadPrevious(
   const tail = existsSync(output) ? await inspectTail(output) : undefined;
   const previous: PreviousResults = tail ? await readPreviousResults(output, baseUrls, tail) : new Map();
   previous.shownAs = options.shownAs ?? output;
-  if (baseUrl !== undefined) checkSameApi(baseUrls, baseUrl, options.shownAs ?? output);
+  if (baseUrl !== undefined) checkSameApi(baseUrls, baseUrl);
   const { intents, exact } = unansweredIntents(await readJournal(`${output}.pending`), previous);
   // Read without a problem: the file is made ready for this run's lines (a torn last line cut off,
   // a newline after a whole last line that lacks one).
@@ -131,122 +80,8 @@ const sameApi = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\
  * A resume sends to the API that created the earlier envelopes, or not at all: another API has
  * none of them, so every record would be sent again there, and the results file would mix two.
  */
-function checkSameApi(recorded: ReadonlySet<string>, baseUrl: string, shownAs: string): void {
+function checkSameApi(recorded: ReadonlySet<string>, baseUrl: string): void {
   const others = [...recorded].filter((url) => !sameApi(url, baseUrl));
   if (others.length === 0) return;
-  const earlier = others.map((url) => escapeControl(url)).join(' and ');
-  throw new UsageError(
-    `--output ${shownAs} holds results of envelopes created at ${earlier}; this run would send to ${escapeControl(baseUrl)}. Nothing was sent.`,
-    {
-      hint: `Resume with --base-url ${escapeControl(others[0] as string)} (or the profile that uses it), or write to another --output to start a separate run there.`,
-    },
-  );
-}
-
-/** A run into an --output file: the file as the user named it, and whether the run resumes an earlier one. */
-export interface OutputRun {
-  shownAs: string;
-  resume: boolean;
-  env: Env;
-}
-
-/**
- * --output in a folder others can write (a shared /tmp, a group's folder): the results file and its
- * journal hold signing URLs, which are bearer links, so esign writes them only to files of the
- * user's own. Refused before anything is sent: a results file or journal that is there and is
- * another user's, or that others can write, or a journal that is a symbolic link; and an --output
- * that is a symbolic link another user made. `given`: the path as given; `output`: its real path.
- */
-export function refuseForeignFiles(given: string, output: string, run: OutputRun): void {
-  const user = currentUser(run.env);
-  const link = statOrUndefined(given);
-  if (user && link?.isSymbolicLink() && !ownedByUser(link.uid, user)) {
-    throw foreignFile(`--output ${run.shownAs}`, `is a symbolic link made by another user (uid ${link.uid})`);
-  }
-  for (const [path, name] of [
-    [output, `--output ${run.shownAs}`],
-    [`${output}.pending`, `The journal of --output ${run.shownAs} (${output}.pending)`],
-  ] as const) {
-    const stats = statOrUndefined(path);
-    const reason = stats && notOwnReason(stats, user);
-    if (reason !== undefined) throw foreignFile(name, reason);
-  }
-}
-
-function statOrUndefined(path: string) {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function foreignFile(name: string, reason: string): UsageError {
-  return new UsageError(
-    `${name} ${reason}: esign writes signing URLs only to a file of your own that nobody else can write. Nothing was sent.`,
-    {
-      hint: 'Write --output to a folder of your own (or remove that file if it is yours to remove), then run again.',
-    },
-  );
-}
-
-/**
- * Refuses a run without --resume on an --output that holds an earlier run's results or intents: it
- * would overwrite them. The run asks under its lock, and --dry-run asks too, so that it predicts the
- * refusal.
- */
-export function refuseOverwrite(output: string, run: OutputRun): void {
-  if (run.resume) return;
-  const holds = (file: string) => existsSync(file) && statSync(file).size > 0;
-  if (holds(`${output}.pending`)) {
-    throw new UsageError(`An earlier run into --output ${run.shownAs} did not finish.`, {
-      hint: 'Add --resume to finish it: requests it may have sent are reported, never sent again by themselves.',
-    });
-  }
-  if (holds(output)) {
-    throw new UsageError(`--output ${run.shownAs} already holds results.`, {
-      hint: 'Add --resume to continue that run without sending anyone a second envelope, or choose another file.',
-    });
-  }
-}
-
-/** This run's hold on --output: `lost` aborts if another run took it over meanwhile. */
-export interface OutputClaim {
-  lost: AbortSignal;
-  release(): Promise<void>;
-}
-
-/**
- * Makes this run the only one on `output` (a lock beside it, until the run ends), and makes sure no
- * earlier run's results or intents are overwritten without --resume.
- */
-export async function claimOutput(
-  files: { given: string; path: string },
-  run: OutputRun,
-): Promise<OutputClaim> {
-  const output = files.path;
-  const lockPath = `${output}.lock`;
-  await acquireLock(lockPath, {
-    busy: (owner) =>
-      new UsageError(
-        `Another esign batch (process ${owner.pid}) is writing to --output ${run.shownAs}: a run is in progress${heldWhere(owner)}. Nothing was sent.`,
-        {
-          hint: `Wait for it to finish (or stop it), then run this command again; with --resume it continues where that run ends. ${busyLockAdvice(lockPath)}`,
-        },
-      ),
-    failed: (error) =>
-      new UsageError(`Cannot create ${lockPath}: ${describeReadError(error)}. Nothing was sent.`, {
-        hint: isDiskFull(error)
-          ? 'Free some space on the disk that holds --output (the run needs room for its results), or write --output to another disk.'
-          : 'The folder of --output must be writable.',
-      }),
-  });
-  try {
-    refuseForeignFiles(files.given, output, run);
-    refuseOverwrite(output, run);
-  } catch (error) {
-    await releaseLock(lockPath);
-    throw error;
-  }
-  return { lost: lockLost(lockPath) ?? new AbortController().signal, release: () => releaseLock(lockPath) };
+  throw new ResumeRefusedError({ kind: 'other_api', recorded: others, baseUrl });
 }

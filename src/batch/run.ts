@@ -11,8 +11,7 @@ import type { ApiClient } from '../api/client.js';
 import { type CreateOutcome, classifyFailure } from '../api/outcome.js';
 import { parseRateLimit } from '../api/rate-limit-headers.js';
 import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
-import { type CliError, OUTCOME_UNKNOWN, RateLimitedError, ServerError } from '../errors.js';
-import { secondsText, waitText } from '../text/units.js';
+import { type CliError, OUTCOME_UNKNOWN } from '../errors.js';
 import { type FailureGroup, FailureGroups, messageWithoutRequestId, sameErrorKey } from './failure-groups.js';
 import type { ResultLine } from './formats.js';
 import { Pacer } from './pacing/pacer.js';
@@ -81,12 +80,21 @@ export interface SendPlan {
    * same error (policy.ts's afterAnswer); undefined: never (--keep-going).
    */
   stopAfterSameFailures?: number | undefined;
-  /**
-   * Where a person checks whether an envelope exists, for the hint of a record whose outcome is
-   * unknown ("the dashboard", or the sandbox's envelope list): the command knows which API it is.
-   */
-  checkEnvelopesIn?: string | undefined;
 }
+
+/**
+ * What the engine decided about a record that ends it, with its figures, for the command to word
+ * (the engine names no flag, and says nothing of what to run next):
+ * - `unknown_outcome`: an answer after which the envelope may exist (a 500, a 2xx that is not an
+ *   envelope): the record is never sent again by itself;
+ * - `turn_expired`: the record waited `waitedMs` for its turn and would wait past `budgetMs`
+ *   (`last`: the latest error it met, if any);
+ * - `rate_wait_exceeded`: the API asks for `leftMs` more, which would take it past `budgetMs`.
+ */
+export type RecordFailure =
+  | { kind: 'unknown_outcome'; error: CliError }
+  | { kind: 'turn_expired'; waitedMs: number; budgetMs: number; last: CliError | undefined }
+  | { kind: 'rate_wait_exceeded'; waitedMs: number; leftMs: number; budgetMs: number; error: CliError };
 
 /** What a run works with. */
 export interface BatchPorts {
@@ -106,6 +114,8 @@ export interface BatchPorts {
   abandon?: AbortSignal | undefined;
   /** Told what happens as it happens. */
   events?: ((event: BatchEvent) => void) | undefined;
+  /** The error a record ends with, for what the engine decided about it: the command words it. */
+  recordError: (failure: RecordFailure) => CliError;
 }
 
 /** What a run tells as it goes. */
@@ -168,21 +178,6 @@ interface WorkerState extends RecordState {
   last: CliError | undefined;
   /** Whether the latest outcome came from an answer of the API (not a network error). */
   answered: boolean;
-}
-
-/** The same error, reported as an unknown outcome: never sent again without --retry-unknown. */
-function asUnknown(error: CliError, checkIn = 'the dashboard'): CliError {
-  if (error.code === OUTCOME_UNKNOWN) return error; // a connection that broke after sending says so
-  return new ServerError(
-    `${error.message.replace(/\.$/, '')}; the envelope may have been created, so the record is not sent again by itself.`,
-    {
-      status: error.status,
-      details: error.details,
-      requestId: error.requestId,
-      hint: `Check in ${checkIn} whether it exists, then run with --resume --retry-unknown if it does not.`,
-    },
-    OUTCOME_UNKNOWN,
-  );
 }
 
 function errorJson(error: CliError) {
@@ -417,12 +412,22 @@ class BatchRun {
     if (step.kind === 'expired') {
       const expired =
         outcome.kind === 'retry' && outcome.why === 'rate_limited'
-          ? rateWaitExceeded(error, step.waitedMs, step.leftMs, this.#bounds.maxRateWaitMs)
+          ? this.#ports.recordError({
+              kind: 'rate_wait_exceeded',
+              waitedMs: step.waitedMs,
+              leftMs: step.leftMs,
+              budgetMs: this.#bounds.maxRateWaitMs,
+              error,
+            })
           : error;
       return { kind: 'failed', error: expired };
     }
-    if (step.kind === 'store' && step.result === 'unknown')
-      return { kind: 'unknown', error: asUnknown(error, this.#plan.checkEnvelopesIn) };
+    if (step.kind === 'store' && step.result === 'unknown') {
+      // A connection that broke after sending says so itself; any other answer is told as unknown.
+      const unknown =
+        error.code === OUTCOME_UNKNOWN ? error : this.#ports.recordError({ kind: 'unknown_outcome', error });
+      return { kind: 'unknown', error: unknown };
+    }
     return { kind: 'failed', error };
   }
 
@@ -454,7 +459,13 @@ class BatchRun {
   /** The record's wait would go past --max-rate-wait: it fails now. */
   #waitedTooLong(state: WorkerState): RecordResult {
     const waitedMs = Math.max(0, this.#clock() - state.readyAt);
-    return { kind: 'failed', error: turnExpired(state.last, waitedMs, this.#bounds.maxRateWaitMs) };
+    const error = this.#ports.recordError({
+      kind: 'turn_expired',
+      waitedMs,
+      budgetMs: this.#bounds.maxRateWaitMs,
+      last: state.last,
+    });
+    return { kind: 'failed', error };
   }
 
   /**
@@ -565,28 +576,6 @@ function isOutputError(error: unknown): boolean {
 /** A result of a created envelope, or of one that may exist. */
 function mayHaveEnvelope(result: ResultLine): boolean {
   return result.ok || result.error.code === OUTCOME_UNKNOWN;
-}
-
-/** A record whose turn could not come within --max-rate-wait (a pause past it, or a long queue). */
-function turnExpired(last: CliError | undefined, waitedMs: number, budgetMs: number): CliError {
-  const said = last ? ` ${last.message}` : '';
-  return new RateLimitedError(
-    `Rate limited by the API for too long: this record waited ${secondsText(waitedMs)} for its turn and would wait past --max-rate-wait ${waitText(budgetMs)}.${said}`,
-    {
-      status: last?.status ?? null,
-      hint: 'Nothing was created for it. Raise --max-rate-wait, or run again later with --resume.',
-    },
-  );
-}
-
-function rateWaitExceeded(error: CliError, waitedMs: number, leftMs: number, budgetMs: number): CliError {
-  return new RateLimitedError(
-    `Rate limited by the API for too long: this record waited ${secondsText(waitedMs)} and the API asks for ${waitText(leftMs)} more, past --max-rate-wait ${waitText(budgetMs)}. ${error.message}`,
-    {
-      status: error.status,
-      hint: 'Nothing was created for it. Raise --max-rate-wait, or run again later with --resume.',
-    },
-  );
 }
 
 /**

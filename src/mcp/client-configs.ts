@@ -1,5 +1,5 @@
 // Where each MCP client keeps its servers, and what an entry looks like there: decided here, once,
-// for `esign mcp install` and `uninstall` (and the README's table says the same).
+// for `esign mcp install` and `uninstall` (and the table in docs/mcp.md says the same).
 //
 //   client          user scope                                               project scope       key
 //   claude-code     ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json)         .mcp.json           mcpServers

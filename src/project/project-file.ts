@@ -218,7 +218,7 @@ function profileAlone(text: string): { profile?: string } | undefined {
   return profile.success ? { profile: profile.data } : undefined;
 }
 
-const HINT = 'See "The project file (.esign.json)" in the README for its keys.';
+const HINT = 'See docs/project-file.md for its keys.';
 
 /**
  * How deep a project file may nest objects and arrays. The deepest key a project file has is five

@@ -1,6 +1,6 @@
 // The project file is used only when it should be (issue 21): git's ownership rule, links that lead
 // nowhere, files nested too deep, escaped file text, problems that only warn for commands that do
-// not use templates, the wording of a bad template name, and the README's samples together.
+// not use templates, the wording of a bad template name, and the project file guide's samples together.
 import {
   chmodSync,
   chownSync,

@@ -1,5 +1,5 @@
-// Tab completion in the real shells: bash (with the bash-completion package, installed the README's
-// way), zsh (from fpath with compinit, first Tab in a new shell) and fish, each in a tmux terminal,
+// Tab completion in the real shells: bash (with the bash-completion package, installed as
+// docs/install.md says), zsh (from fpath with compinit, first Tab in a new shell) and fish, each in a tmux terminal,
 // with the built binary on PATH and a config that holds two profiles.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -57,7 +57,7 @@ beforeAll(() => {
     XDG_DATA_HOME: join(home, '.local/share'),
     TERM: 'xterm',
   };
-  // Installed exactly as the README says (`esign completion --help` shows the same lines).
+  // Installed exactly as docs/install.md says (`esign completion --help` shows the same lines).
   const install = spawnSync(
     'sh',
     [

@@ -1,6 +1,7 @@
-// The README's sample .esign.json and its sample workflow, together (issue 21): a CI job that gives
+// The guides' sample .esign.json and sample workflow, together (issue 21): a CI job that gives
 // a production base URL and no profile must send the top-level (production) ids, never the ids of
-// the profile the file names for developers (the sandbox's). Both are read from README.md itself,
+// the profile the file names for developers (the sandbox's). Both are read from the guides
+// themselves (docs/project-file.md and docs/github-actions.md, where they moved from the README),
 // so a change to either sample is tested as it is printed.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,32 +10,37 @@ import { describe, expect, it } from 'vitest';
 import { ok, useScriptedServer } from '../helpers/scripted-server.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
-const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const PROJECT_GUIDE = readFileSync(resolve(import.meta.dirname, '../../docs/project-file.md'), 'utf8');
+const ACTIONS_GUIDE = readFileSync(resolve(import.meta.dirname, '../../docs/github-actions.md'), 'utf8');
 const TOKEN = 'tok_live_readme_2c4e6a8b0d1f3a5c';
 
-/** The first ```json block after the README's heading for the project file. */
+/** The first ```json block after the project file guide's heading. */
 function sampleProjectFile(): {
   profile: string;
   templates: Record<string, string>;
   profiles: Record<string, { templates: Record<string, string> }>;
 } {
-  const section = README.slice(README.indexOf('## The project file (.esign.json)'));
+  const at = PROJECT_GUIDE.indexOf('# The project file (.esign.json)');
+  if (at < 0) throw new Error('docs/project-file.md has no heading for the project file');
+  const section = PROJECT_GUIDE.slice(at);
   const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error('the README has no sample .esign.json');
+  if (!block) throw new Error('docs/project-file.md has no sample .esign.json');
   return JSON.parse(block);
 }
 
-/** The base URL the README's workflow gives the later esign steps, in `ESIGN_BASE_URL:`. */
+/** The base URL the composite action's sample workflow gives the later esign steps, in `ESIGN_BASE_URL:`. */
 function workflowBaseUrl(): string {
-  const workflow = README.slice(README.indexOf('### The composite action'));
+  const at = ACTIONS_GUIDE.indexOf('## The composite action');
+  if (at < 0) throw new Error('docs/github-actions.md has no section for the composite action');
+  const workflow = ACTIONS_GUIDE.slice(at);
   const url = /ESIGN_BASE_URL: (\S+)/.exec(workflow)?.[1];
-  if (!url) throw new Error('the README workflow sets no ESIGN_BASE_URL');
+  if (!url) throw new Error('the sample workflow of docs/github-actions.md sets no ESIGN_BASE_URL');
   return url;
 }
 
 const server = useScriptedServer();
 
-describe("the README's .esign.json under the README's workflow", () => {
+describe("the guides' sample .esign.json under their sample workflow", () => {
   const sample = sampleProjectFile();
   const repo = mkdtempSync(join(tmpdir(), 'esign-readme-'));
   mkdirSync(join(repo, 'hiring'));

@@ -170,16 +170,16 @@ describe('a token command', () => {
     expect((await runBin(['status'], { env: e })).code).toBe(3);
   });
 
-  it("the README's lines for 1Password, pass, the macOS keychain, Secret Service and PowerShell run as written", async () => {
-    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-    const lines = [...readme.matchAll(/esign login --token-command '([^']+)'/g)].map((m) => m[1] as string);
+  it("the settings guide's lines for 1Password, pass, the macOS keychain, Secret Service and PowerShell run as written", async () => {
+    const guide = readFileSync(join(import.meta.dirname, '../../docs/settings.md'), 'utf8');
+    const lines = [...guide.matchAll(/esign login --token-command '([^']+)'/g)].map((m) => m[1] as string);
     const tools = ['op', 'pass', 'security', 'secret-tool', 'pwsh'];
     for (const tool of tools)
       expect(
         lines.some((line) => line.startsWith(`${tool} `)),
         tool,
       ).toBe(true);
-    // Stand-ins for the tools, on PATH: each prints the token for exactly the arguments the README gives.
+    // Stand-ins for the tools, on PATH: each prints the token for exactly the arguments the guide gives.
     const bin = mkdtempSync(join(tmpdir(), 'esign-vaults-'));
     for (const line of lines) {
       const [tool, ...args] = line.match(/"[^"]*"|\S+/g) as string[];

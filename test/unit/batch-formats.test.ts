@@ -17,7 +17,7 @@ import {
   parseResult,
 } from '../../src/batch/formats.js';
 import { IntentJournal, readJournal } from '../../src/batch/journal.js';
-import { readPreviousResults } from '../../src/batch/previous-results.js';
+import { ResumeRefusedError, readPreviousResults } from '../../src/batch/previous-results.js';
 import { UsageError } from '../../src/errors.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'esign-formats-'));
@@ -114,11 +114,13 @@ describe('result lines', () => {
       path,
       `${formatResult({ line: 1, ok: true, envelope_id: 'E1', signing_url: 'u' })}\n{"line":2,"ok":false,"error":{"code":"x"}}\n`,
     );
+    // The engine says which line and what is wrong; the command words it, naming --output
+    // (test/commands/envelope-batch-formats.test.ts).
     const read = readPreviousResults(path);
-    await expect(read).rejects.toBeInstanceOf(UsageError);
-    await expect(read).rejects.toThrow(
-      `--output ${path}: line 2 is not a result line of esign ("error.message" must be a string).`,
-    );
+    await expect(read).rejects.toBeInstanceOf(ResumeRefusedError);
+    await expect(read).rejects.toMatchObject({
+      refusal: { kind: 'not_a_result_line', path, line: 2, problem: '"error.message" must be a string' },
+    });
   });
 });
 

@@ -8,8 +8,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatJournalHeader, formatResult, formatSentNote } from '../../src/batch/formats.js';
 import { readJournal } from '../../src/batch/journal.js';
-import { inspectTail, readPreviousResults, repairTail } from '../../src/batch/previous-results.js';
-import { UsageError } from '../../src/errors.js';
+import {
+  inspectTail,
+  ResumeRefusedError,
+  readPreviousResults,
+  repairTail,
+} from '../../src/batch/previous-results.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'esign-torn-'));
 
@@ -74,11 +78,13 @@ describe('the results file', () => {
   it('a line that is not JSON before other lines is reported with its number', async () => {
     const path = join(folder(), 'results.jsonl');
     writeFileSync(path, `${result(1)}\n{"line":2,"ok":tr\n${result(3)}\n`);
+    // The engine says which line and what is wrong; the command words it, naming --output
+    // (test/commands/envelope-batch-formats.test.ts, test/commands/batch-resume-files.test.ts).
     const read = readPreviousResults(path);
-    await expect(read).rejects.toBeInstanceOf(UsageError);
-    await expect(read).rejects.toThrow(
-      `--output ${path}: line 2 is not a result line of esign (invalid JSON).`,
-    );
+    await expect(read).rejects.toBeInstanceOf(ResumeRefusedError);
+    await expect(read).rejects.toMatchObject({
+      refusal: { kind: 'not_a_result_line', path, line: 2, problem: 'invalid JSON' },
+    });
   });
 });
 

@@ -1,10 +1,10 @@
 // The file --output names, through symbolic links that may point at a file not written yet
-// (src/batch/resume.ts realOutputPath): two names of one file must take one lock.
+// (src/commands/envelope/batch-output.ts realOutputPath): two names of one file must take one lock.
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { realOutputPath } from '../../src/batch/resume.js';
+import { realOutputPath } from '../../src/commands/envelope/batch-output.js';
 
 const folder = () => realpathSync(mkdtempSync(join(tmpdir(), 'esign-output-path-')));
 

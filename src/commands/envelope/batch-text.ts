@@ -6,10 +6,18 @@ import { type FailureGroup, groupLinesText, MAX_ERROR_GROUPS } from '../../batch
 import { SAME_FAILURE_STOP_AFTER } from '../../batch/policy.js';
 import type { Duplicate, InvalidRecords } from '../../batch/prepare.js';
 import type { BatchReport } from '../../batch/report.js';
-import { InputError, InterruptedError } from '../../errors.js';
+import type { RecordFailure } from '../../batch/run.js';
+import {
+  type CliError,
+  InputError,
+  InterruptedError,
+  OUTCOME_UNKNOWN,
+  RateLimitedError,
+  ServerError,
+} from '../../errors.js';
 import { problemText } from '../../problems.js';
 import { shellQuote } from '../../text/shell.js';
-import { secondsText } from '../../text/units.js';
+import { secondsText, waitText } from '../../text/units.js';
 import { loopbackOrigin } from '../../transport/loopback.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -153,4 +161,47 @@ export function invalidRecordsError(invalid: InvalidRecords, what: string): Inpu
     details: more > 0 ? [...listed, `… and ${more} more`] : listed,
     hint: 'Fix the records (line numbers are those of the input file) and run again.',
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the engine decided about a record, worded (the engine names no flag): the error stored in
+// the record's result line, with the flags that change it.
+
+const RATE_WAIT_HINT = 'Nothing was created for it. Raise --max-rate-wait, or run again later with --resume.';
+
+/**
+ * The error a record ends with. `checkIn`: where a person checks whether an envelope exists
+ * (whereToCheckEnvelopes), for a record whose outcome is unknown.
+ */
+export function recordFailureError(failure: RecordFailure, checkIn: string): CliError {
+  switch (failure.kind) {
+    case 'unknown_outcome': {
+      const { error } = failure;
+      return new ServerError(
+        `${error.message.replace(/\.$/, '')}; the envelope may have been created, so the record is not sent again by itself.`,
+        {
+          status: error.status,
+          details: error.details,
+          requestId: error.requestId,
+          hint: `Check in ${checkIn} whether it exists, then run with --resume --retry-unknown if it does not.`,
+        },
+        OUTCOME_UNKNOWN,
+      );
+    }
+    case 'turn_expired': {
+      const { last, waitedMs, budgetMs } = failure;
+      const said = last ? ` ${last.message}` : '';
+      return new RateLimitedError(
+        `Rate limited by the API for too long: this record waited ${secondsText(waitedMs)} for its turn and would wait past --max-rate-wait ${waitText(budgetMs)}.${said}`,
+        { status: last?.status ?? null, hint: RATE_WAIT_HINT },
+      );
+    }
+    case 'rate_wait_exceeded': {
+      const { error, waitedMs, leftMs, budgetMs } = failure;
+      return new RateLimitedError(
+        `Rate limited by the API for too long: this record waited ${secondsText(waitedMs)} and the API asks for ${waitText(leftMs)} more, past --max-rate-wait ${waitText(budgetMs)}. ${error.message}`,
+        { status: error.status, hint: RATE_WAIT_HINT },
+      );
+    }
+  }
 }

@@ -21,13 +21,6 @@ import { DEFAULT_MAX_RATE_WAIT_MS, SAME_FAILURE_STOP_AFTER } from '../../batch/p
 import { type Plan, type Prepared, prepare } from '../../batch/prepare.js';
 import type { PreviousResults } from '../../batch/previous-results.js';
 import { type BatchReport, buildReport } from '../../batch/report.js';
-import {
-  claimOutput,
-  loadPrevious,
-  realOutputPath,
-  refuseForeignFiles,
-  refuseOverwrite,
-} from '../../batch/resume.js';
 import { type BatchEvent, type RunReport, run as runBatch, type SendPlan } from '../../batch/run.js';
 import { fileSink, stdoutSink } from '../../batch/sinks.js';
 import {
@@ -68,11 +61,19 @@ import {
   secondsText,
 } from '../../text/units.js';
 import {
+  claimOutput,
+  loadEarlierResults,
+  realOutputPath,
+  refuseForeignFiles,
+  refuseOverwrite,
+} from './batch-output.js';
+import {
   duplicatesWarning,
   failureListText,
   interruptedText,
   invalidRecordsError,
   listFailuresCommand,
+  recordFailureError,
   sameFailureStopText,
   stoppingText,
   summaryText,
@@ -312,6 +313,7 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
   for (const key of Object.keys(fromSet)) from.set(key, '--set');
   return {
     template,
+    template_from: '--template',
     merge_data_from: from,
     merge_data: { ...fromFiles, ...fromSet },
     expires_in_days: expires,
@@ -348,7 +350,7 @@ function recordsStream(job: BatchJob, ctx: Context): Readable {
 async function earlierResults(job: BatchJob, write: boolean): Promise<PreviousResults> {
   if (!job.output || !job.resume) return new Map();
   // A resume is refused when the earlier results were sent to another API than this run's.
-  return loadPrevious(job.output.path, {
+  return loadEarlierResults(job.output.path, {
     write,
     baseUrl: job.settings.baseUrl.value,
     shownAs: job.output.shownAs,
@@ -508,6 +510,7 @@ async function send(
   const onSecond = () => abandon.abort(ctx.secondInterrupt.signal.reason);
   ctx.secondInterrupt.signal.addEventListener('abort', onSecond, { once: true });
   let report: RunReport | undefined;
+  const checkIn = whereToCheckEnvelopes(job.settings.baseUrl.value);
   try {
     report = await runBatch(sendPlan(job, plan), {
       client,
@@ -527,6 +530,7 @@ async function send(
       signal: lost ? AbortSignal.any([ctx.signal, lost]) : ctx.signal,
       abandon: abandon.signal,
       events: (event) => onEvent(event, { job, ctx, progress }),
+      recordError: (failure) => recordFailureError(failure, checkIn),
     });
   } finally {
     ctx.secondInterrupt.signal.removeEventListener('abort', onSecond);
@@ -553,7 +557,6 @@ function sendPlan(job: BatchJob, plan: Plan): SendPlan {
     maxRetries: job.maxRetries,
     maxRateWaitMs: job.maxRateWaitMs,
     stopAfterSameFailures: job.keepGoing ? undefined : SAME_FAILURE_STOP_AFTER,
-    checkEnvelopesIn: whereToCheckEnvelopes(job.settings.baseUrl.value),
   };
 }
 
