@@ -87,7 +87,8 @@ function checkRepository() {
   if (actual && actual.toLowerCase() !== repository.toLowerCase()) {
     console.error(
       `release: this runs in ${actual}, but package.json's repository is ${repository}: set repository.url ` +
-        `to git+https://github.com/${actual}.git (npm provenance and install.sh's attestation check name it).`,
+        `to git+https://github.com/${actual}.git (npm provenance and install.sh's attestation check name it), ` +
+        `and mcpName to ${mcpNameOf(actual)} (the MCP registry checks it).`,
     );
     process.exit(1);
   }
