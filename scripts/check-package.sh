@@ -28,4 +28,10 @@ echo "npm install -g of $(basename "$tarball"): 1 package (esign), ${megabytes} 
 # node alone beside the prefix's bin: the npm shim starts `node`, and nothing else is needed.
 mkdir -p "$work/node-only"
 ln -s "$(command -v node)" "$work/node-only/node"
-bash scripts/exercise-esign.sh "$work/run" "$prefix/bin:$work/node-only" "$prefix/share/man"
+# A package with man pages (man/*.1) must have them where `man` finds them: npm links the files
+# package.json's "man" names into the prefix's share/man.
+man_path=
+# (The listing into a file first: grep -q may close the pipe early, which pipefail takes for failure.)
+tar -tzf "$tarball" >"$work/listing.txt"
+if grep -q '^package/man/.*\.1$' "$work/listing.txt"; then man_path="$prefix/share/man"; fi
+bash scripts/exercise-esign.sh "$work/run" "$prefix/bin:$work/node-only" ${man_path:+"$man_path"}

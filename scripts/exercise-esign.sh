@@ -8,7 +8,8 @@
 #
 #   scripts/exercise-esign.sh WORK PATH [MANPATH]
 # WORK: an empty folder for HOME and the files of the run; PATH: the only PATH esign gets (the
-# folder holding esign first); MANPATH: where its man pages are, when it has them. Node, which runs
+# folder holding esign first); MANPATH: where its man pages must be (given only for an install that
+# has them: then `man esign` must show a page). Node, which runs
 # this script's own JSON reading, need not be on that PATH. Exits 1 naming the step that failed.
 set -euo pipefail
 work=$1 run_path=$2 man_path=${3:-}
@@ -70,8 +71,11 @@ printf '%s\n' \
   clean esign mcp >"$work/mcp.out" 2>"$work/mcp.err" || fail "esign mcp failed: $(cat "$work/mcp.err")"
 grep -q '"create_envelope"' "$work/mcp.out" || fail "esign mcp listed no create_envelope: $(cat "$work/mcp.out" "$work/mcp.err")"
 done_list="--version, --help, sandbox, login prompt refused without a terminal, login, create, batch of 3, completion, mcp"
-if [ -n "$man_path" ] && [ -d "$man_path" ]; then
+if [ -n "$man_path" ]; then
+  command -v man >/dev/null || fail "man is not installed, and this install has man pages to check (apt-get install man-db)"
   MANPATH="$man_path" man -w esign >/dev/null 2>&1 || fail "man esign finds no page in $man_path"
+  MANPATH="$man_path" MANPAGER=cat man esign >"$work/man.txt" 2>/dev/null || fail "man esign failed"
+  grep -q 'esign' "$work/man.txt" || fail "man esign shows no esign page"
   done_list="$done_list, man esign"
 fi
 echo "installed esign $version ran: $done_list"
