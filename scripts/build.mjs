@@ -1,7 +1,9 @@
-// Builds dist/ for the npm install: esbuild's ES-module build with splitting. main.js holds the
-// command table and commander; each command, and each heavy library only some commands use, is
-// imported when it runs and so lands in chunks of its own. Dependencies are bundled as published.
+// Builds dist/ for the npm install (the options: distBuildOptions in scripts/bundle-options.mjs), and
+// THIRD-PARTY-LICENSES.txt beside it: the licence of every library inside the bundle, which the
+// package ships (scripts/bundled-packages.mjs). Dependencies are bundled as published. The libraries
+// are build inputs (devDependencies): the published package installs nothing.
 import { existsSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 // `npm install -g .` and the packed tarball have no dev dependencies, so nothing to build with:
 // the bundle built by `npm ci` (or shipped in the tarball) is used as it is.
@@ -11,19 +13,10 @@ if (!esbuild) {
   console.error('esbuild is not installed: run `npm ci` first, then build (or install) again.');
   process.exit(1);
 }
-const { sharedBundleOptions } = await import('./bundle-options.mjs');
+const { distBuildOptions } = await import('./bundle-options.mjs');
+const { bundledPackages, LICENSES_FILE, writeThirdPartyLicenses } = await import('./bundled-packages.mjs');
 
+const root = fileURLToPath(new URL('..', import.meta.url));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-
-await esbuild.build({
-  ...sharedBundleOptions,
-  entryPoints: { main: 'src/main.ts' },
-  outdir: 'dist',
-  format: 'esm',
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  // The CommonJS dependencies (commander, undici) require() Node's built-ins.
-  banner: {
-    js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);",
-  },
-});
+const { metafile } = await esbuild.build(distBuildOptions);
+writeThirdPartyLicenses(bundledPackages(metafile, root), root, `${root}${LICENSES_FILE}`);

@@ -15,3 +15,23 @@ export const sharedBundleOptions = {
   define: { __ESIGN_VERSION__: JSON.stringify(packageJson.version) },
   logLevel: 'warning',
 };
+
+/**
+ * dist/, the npm install's build (scripts/build.mjs): esbuild's ES-module build with splitting.
+ * main.js holds the command table and commander; each command, and each heavy library only some
+ * commands use, is imported when it runs and so lands in chunks of its own. The release builds the
+ * same in memory for its metafile: which libraries are inside (scripts/bundled-packages.mjs).
+ */
+export const distBuildOptions = {
+  ...sharedBundleOptions,
+  entryPoints: { main: 'src/main.ts' },
+  outdir: 'dist',
+  format: 'esm',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
+  // The CommonJS dependencies (commander, undici) require() Node's built-ins.
+  banner: {
+    js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);",
+  },
+};

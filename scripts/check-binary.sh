@@ -51,49 +51,8 @@ no_node ESIGN_DOWNLOAD_URL="$url" ESIGN_INSTALL_ALLOW_HTTP=1 sh scripts/install.
 esign="$work/home/.local/bin/esign"
 [ -x "$esign" ] || fail "nothing installed in ~/.local/bin"
 
-echo "== the installed esign, no node on PATH"
-[ "$(no_node esign --version)" = "$version" ] || fail "esign --version is not $version"
-# Into a file, not a pipe to `grep -q`: grep may close the pipe before esign has written all, and a
-# closed pipe is exit 9 (the contract), which pipefail would take for this check failing.
-no_node esign --help >"$work/help.txt" || fail "esign --help failed"
-grep -q 'envelope' "$work/help.txt" || fail "esign --help does not list envelope"
-# `exec`: the background job is esign itself (not a subshell around it), so that cleanup's kill
-# reaches it and no sandbox outlives the check.
-(exec env -i HOME="$work/home" PATH="$work/home/.local/bin:$tools" esign sandbox --port 0 --json) \
-  >"$work/sandbox.json" 2>"$work/sandbox.err" &
-pids+=("$!")
-for _ in $(seq 100); do [ -s "$work/sandbox.json" ] && break; sleep 0.1; done
-read -r base_url token template < <(node -e '
-  const info = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]);
-  const org = info.organisations[0];
-  console.log(info.base_url, org.token, org.templates.find((t) => t.merge_tags.length === 0)?.id ?? org.templates[0].id);' "$work/sandbox.json")
-printf '%s\n' "$token" | no_node esign login --with-token --base-url "$base_url"
-[ -f "$work/home/.config/esign/config.json" ] || fail "login did not write ~/.config/esign/config.json (the npm install's folder)"
-set_fields=$(node -e '
-  const info = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]);
-  const t = info.organisations[0].templates.find((t) => t.id === process.argv[2]);
-  console.log(t.merge_tags.map((tag) => `--set ${tag}=CI`).join(" "));' "$work/sandbox.json" "$template")
-# shellcheck disable=SC2086 # one --set key=value per merge tag, none with spaces
-no_node esign envelope create --template "$template" $set_fields --name "CI Check" --email ci@example.com --json >"$work/create.json"
-grep -q '"signing_url"' "$work/create.json" || fail "envelope create printed no signing_url"
-printf 'signatory_name,signatory_email\nAda,ada@example.com\nGrace,grace@example.com\nKatherine,kat@example.com\n' >"$work/people.csv"
-# shellcheck disable=SC2086
-no_node esign envelope batch "$work/people.csv" --template "$template" $set_fields --output "$work/results.jsonl" 2>"$work/batch.err" ||
-  fail "the batch failed: $(cat "$work/batch.err")"
-[ "$(grep -c '"ok":true' "$work/results.jsonl")" = 3 ] || fail "the batch did not create 3 envelopes: $(cat "$work/batch.err")"
-no_node esign completion bash >"$work/completion.bash"
-grep -q 'esign __complete' "$work/completion.bash" || fail "the bash completion does not call esign"
-if grep -qw node "$work/completion.bash"; then fail "the bash completion calls node"; fi
-no_node esign __complete -- envelope c >"$work/complete.txt" || fail "esign __complete failed"
-grep -q '^create' "$work/complete.txt" || fail "esign __complete does not offer create"
-# esign mcp: the SDK is inside the one script (the npm install loads it from dist/mcp-server.js).
-printf '%s\n' \
-  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ci","version":"1"}}}' \
-  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
-  no_node esign mcp >"$work/mcp.out" 2>"$work/mcp.err" || fail "esign mcp failed: $(cat "$work/mcp.err")"
-grep -q '"create_envelope"' "$work/mcp.out" || fail "esign mcp listed no create_envelope: $(cat "$work/mcp.out" "$work/mcp.err")"
-echo "installed esign $version ran: --version, --help, sandbox, login, create, batch of 3, completion, mcp"
+echo "== the installed esign, no node on PATH (scripts/exercise-esign.sh)"
+bash scripts/exercise-esign.sh "$work/run" "$work/home/.local/bin:$tools"
 
 echo "== a tampered archive installs nothing"
 mkdir "$work/tampered"

@@ -58,8 +58,10 @@ it('the manifest validates with `mcpb validate`; the token is a sensitive settin
   expect(files).toEqual(
     expect.arrayContaining(['manifest.json', 'bin/esign.js', 'dist/main.js', 'package.json']),
   );
+  // The bundled libraries' licences travel with the bundle, as with the npm package.
   expect([...new Set(files.map((file) => file.split('/')[0]))].sort()).toEqual([
     'README.md',
+    'THIRD-PARTY-LICENSES.txt',
     'bin',
     'dist',
     'docs',

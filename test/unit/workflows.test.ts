@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 
 const root = resolve(import.meta.dirname, '../..');
 const CHECK = join(root, 'scripts', 'check-workflows.mjs');
@@ -98,5 +99,65 @@ describe('scripts/check-workflows.mjs', () => {
     const run = await check('action.yml');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^action\.yml:\d+:\d+: Unexpected value 'compsite'$/m);
+  });
+});
+
+describe('the release workflow publishes to the channels', () => {
+  const jobs = (YAML.parse(release) as { jobs: Record<string, Job> }).jobs;
+  type Job = {
+    if?: string;
+    needs?: string[];
+    permissions?: Record<string, string>;
+    steps: { run?: string; env?: Record<string, string> }[];
+    env?: Record<string, string>;
+  };
+  const runOf = (job: Job) => job.steps.map((step) => step.run ?? '').join('\n');
+
+  it('after the release is published from attested assets, each job turned off by its own variable', () => {
+    const toggles = {
+      homebrew: 'PUBLISH_HOMEBREW',
+      scoop: 'PUBLISH_SCOOP',
+      winget: 'PUBLISH_WINGET',
+      'mcp-registry': 'PUBLISH_MCP_REGISTRY',
+    };
+    for (const [name, variable] of Object.entries(toggles)) {
+      const job = jobs[name] as Job;
+      expect(job.if, name).toBe(`vars.${variable} != 'false'`);
+      // publish needs npm, which needs attest: the files are attested and the release is public.
+      expect(job.needs, name).toContain('publish');
+      expect(runOf(job), name).toContain('sha256sum -c SHA256SUMS');
+    }
+    expect(jobs.publish?.needs).toContain('npm');
+    expect(jobs.npm?.needs).toContain('attest');
+    expect(jobs['mcp-registry']?.needs).toContain('npm');
+  });
+
+  it('opens pull requests with a token of the other repository and no permission of this one', () => {
+    for (const [name, secret] of [
+      ['homebrew', 'HOMEBREW_TAP_TOKEN'],
+      ['scoop', 'SCOOP_BUCKET_TOKEN'],
+      ['winget', 'WINGET_TOKEN'],
+    ] as const) {
+      const job = jobs[name] as Job;
+      expect(job.permissions, name).toEqual({ contents: 'read' });
+      const step = job.steps.find((each) => each.run?.includes('scripts/open-pull-request.sh'));
+      expect(step?.env?.GH_TOKEN, name).toBe(`\${{ secrets.${secret} }}`);
+      expect(step?.run, name).toContain(`the secret ${secret} is not set`);
+    }
+    expect(runOf(jobs.winget as Job)).toContain('open-pull-request.sh --fork microsoft/winget-pkgs');
+  });
+
+  it('publishes to the MCP registry with OIDC and a pinned mcp-publisher checked before it runs', () => {
+    const job = jobs['mcp-registry'] as Job;
+    expect(job.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+    expect(job.env?.MCP_PUBLISHER_VERSION).toMatch(/^v\d+\.\d+\.\d+$/);
+    expect(job.env?.MCP_PUBLISHER_SHA256).toMatch(/^[0-9a-f]{64}$/);
+    const run = runOf(job);
+    expect(run.indexOf('sha256sum --check --strict')).toBeGreaterThan(-1);
+    expect(run.indexOf('sha256sum --check --strict')).toBeLessThan(
+      run.indexOf('tar -xzf mcp-publisher.tar.gz'),
+    );
+    expect(run).toContain('login github-oidc');
+    expect(run).not.toMatch(/secrets\.|releases\/latest/);
   });
 });
