@@ -98,6 +98,8 @@ const FLAGS = [
   'Example.com',
   '--command',
   'esign',
+  // These tests are of the file; the check that the entry starts has its own (test/e2e/mcp-install.test.ts).
+  '--no-check',
 ];
 const ARGS = ['mcp', '--profile', 'production', '--read-only', '--allow-domain', 'example.com'];
 
@@ -225,6 +227,7 @@ describe('esign mcp install: the rest', () => {
         'claude-desktop',
         '--command',
         'esign',
+        '--no-check',
         '--name',
         'esign-sandbox',
         '--profile',
@@ -260,7 +263,7 @@ describe('esign mcp install: the rest', () => {
       ['vscode', '.vscode/mcp.json'],
     ] as const) {
       const result = await runCli(
-        ['mcp', 'install', client, '--scope', 'project', '--command', 'esign'],
+        ['mcp', 'install', client, '--scope', 'project', '--command', 'esign', '--no-check'],
         home.ctx(),
       );
       expect(result.code, result.stderr).toBe(0);
@@ -275,7 +278,7 @@ describe('esign mcp install: the rest', () => {
     const home = homeOn('linux');
     const dir = join(home.root, 'claude-config');
     const ctx = home.ctx({ CLAUDE_CONFIG_DIR: dir });
-    const result = await runCli(['mcp', 'install', 'claude-code', '--command', 'esign'], ctx);
+    const result = await runCli(['mcp', 'install', 'claude-code', '--command', 'esign', '--no-check'], ctx);
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(join(dir, '.claude.json'))).toBe(true);
 
@@ -285,7 +288,7 @@ describe('esign mcp install: the rest', () => {
     const link = join(home.root, 'home', '.cursor', 'mcp.json');
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(target, link);
-    const linked = await runCli(['mcp', 'install', 'cursor', '--command', 'esign'], home.ctx());
+    const linked = await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
     expect(linked.code, linked.stderr).toBe(0);
     expect(statSync(link, { throwIfNoEntry: true }).isFile()).toBe(true);
     expect(readFileSync(target, 'utf8')).toContain('"esign"');
@@ -297,7 +300,10 @@ describe('esign mcp install: the rest', () => {
     const path = join(home.root, 'home', 'AppData', 'Roaming', 'Claude', 'claude_desktop_config.json');
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, '\ufeff{\r\n  "mcpServers": {}\r\n}\r\n');
-    const result = await runCli(['mcp', 'install', 'claude-desktop', '--command', 'esign'], home.ctx());
+    const result = await runCli(
+      ['mcp', 'install', 'claude-desktop', '--command', 'esign', '--no-check'],
+      home.ctx(),
+    );
     expect(result.code, result.stderr).toBe(0);
     const text = readFileSync(path, 'utf8');
     expect(text.charCodeAt(0)).toBe(0xfeff);
@@ -311,13 +317,16 @@ describe('esign mcp install: the rest', () => {
     mkdirSync(dirname(path), { recursive: true });
     const broken = '{\n  "mcpServers": {\n    "github": { "command": "npx" \n  }\n';
     writeFileSync(path, broken);
-    const result = await runCli(['mcp', 'install', 'cursor', '--command', 'esign'], home.ctx());
+    const result = await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${path} is not valid JSON (line 5`);
     expect(result.stderr).toContain('nothing was changed');
     expect(readFileSync(path, 'utf8')).toBe(broken);
     writeFileSync(path, '{"mcpServers": []}');
-    const notObject = await runCli(['mcp', 'install', 'cursor', '--command', 'esign'], home.ctx());
+    const notObject = await runCli(
+      ['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'],
+      home.ctx(),
+    );
     expect(notObject.code).toBe(1);
     expect(notObject.stderr).toContain('"mcpServers" is not an object');
   });
