@@ -4,6 +4,7 @@
 // changes nothing; --print writes nothing; the flags asked for are written, the token never.
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -352,5 +353,106 @@ describe('esign mcp install: the rest', () => {
       expect(result.stderr, argv.join(' ')).toContain(says);
     }
     expect(existsSync(join(home.root, 'home', '.cursor'))).toBe(false);
+  });
+});
+
+describe('esign mcp install: checked as every command checks, written as templates set writes', () => {
+  it('--base-url is checked as everywhere: no user name or password, https except loopback; nothing written', async () => {
+    const home = homeOn('linux');
+    const path = join(home.root, 'project', '.mcp.json');
+    const cases: [string, string][] = [
+      ['https://ada:s3cret@esign.example.com/api/v1', 'must not carry a user name or password'],
+      ['http://esign.example.com/api/v1', 'plain http:// is allowed only for loopback hosts'],
+      ['ftp://esign.example.com/api/v1', 'must start with https://'],
+    ];
+    for (const [url, says] of cases) {
+      for (const extra of [[], ['--print']]) {
+        const result = await runCli(
+          ['mcp', 'install', 'claude-code', '--scope', 'project', '--base-url', url, '--no-check', ...extra],
+          home.ctx(),
+        );
+        expect(result.code, url).toBe(2);
+        expect(result.stderr).toContain(`--base-url: `);
+        expect(result.stderr).toContain(says);
+        expect(result.stderr).not.toContain('s3cret');
+        expect(result.stdout).toBe('');
+      }
+    }
+    expect(existsSync(path)).toBe(false);
+    const loopback = await runCli(
+      [
+        'mcp',
+        'install',
+        'claude-code',
+        '--scope',
+        'project',
+        '--base-url',
+        'http://127.0.0.1:4010/api/v1/',
+        '--command',
+        'esign',
+        '--no-check',
+      ],
+      home.ctx(),
+    );
+    expect(loopback.code, loopback.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path, 'utf8')).mcpServers.esign.args).toEqual([
+      'mcp',
+      '--base-url',
+      'http://127.0.0.1:4010/api/v1',
+    ]);
+  });
+
+  it('a profile name with a typo is told "did you mean", as every command does; nothing written', async () => {
+    const home = homeOn('linux');
+    const ctx = home.ctx();
+    mkdirSync(ctx.configDir, { recursive: true });
+    writeFileSync(
+      join(ctx.configDir, 'config.json'),
+      JSON.stringify({ profiles: { production: { token: TOKEN }, sandbox: {} } }),
+    );
+    const result = await runCli(
+      ['mcp', 'install', 'cursor', '--profile', 'prodcution', '--command', 'esign', '--no-check'],
+      ctx,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Profile 'prodcution' does not exist");
+    expect(result.stderr).toContain("Did you mean 'production'?");
+    expect(existsSync(join(home.root, 'home', '.cursor'))).toBe(false);
+  });
+
+  it('a config that is a symbolic link to a file not made yet: the file is made where the link points, and the link stays', async () => {
+    const home = homeOn('linux');
+    const target = join(home.root, 'dotfiles', 'cursor', 'mcp.json');
+    const link = join(home.root, 'home', '.cursor', 'mcp.json');
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(target, link);
+    const result = await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
+    expect(result.code, result.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(target, 'utf8')).mcpServers.esign.command).toBe('esign');
+  });
+
+  it('uninstall removes the file when nothing else is left in it (as after an install that made it); a file with more stays', async () => {
+    const home = homeOn('linux');
+    const path = join(home.root, 'home', '.cursor', 'mcp.json');
+    const installed = await runCli(
+      ['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'],
+      home.ctx(),
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(existsSync(path)).toBe(true);
+    const removed = await runCli(['mcp', 'uninstall', 'cursor', '--json'], home.ctx());
+    expect(JSON.parse(removed.stdout)).toMatchObject({ removed: true, written: true, file_removed: true });
+    expect(existsSync(path)).toBe(false);
+
+    const kept = '{\n  // my note\n  "mcpServers": {}\n}\n';
+    writeFileSync(path, kept);
+    await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
+    const again = await runCli(['mcp', 'uninstall', 'cursor'], home.ctx());
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('Nothing else was in the file');
+    const left = readFileSync(path, 'utf8');
+    expect(left).toContain('// my note');
+    expect(parse(left)).toEqual({ mcpServers: {} });
   });
 });
