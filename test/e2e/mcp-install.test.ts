@@ -4,9 +4,12 @@
 // starts from anywhere (node and the package's bin/esign.js, never npm's bin link), checks that the
 // entry answers `initialize` before writing it, and the v1 SDK client starts that entry exactly as
 // it says, with the environment a client gives it. An entry that cannot start is never written
-// (exit 1 for esign's own, 2 for a --command). Ten installs at once keep ten entries; run as root
-// for a user (sudo with the user's HOME), everything made in that home is the user's.
-import { execFileSync, spawnSync } from 'node:child_process';
+// (exit 1 for esign's own, 2 for a --command). Run with npx (from a registry on loopback, serving the
+// package), the entry is `npx -y esign@<version> mcp`, and it starts. Ten installs at once keep ten
+// entries; run as root for a user (sudo with the user's HOME), everything made in that home is the
+// user's.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chownSync,
   cpSync,
@@ -17,14 +20,16 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
-import { BIN, runBin } from '../helpers/spawn.js';
+import { BIN, gather, runBin } from '../helpers/spawn.js';
 import { startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -34,13 +39,16 @@ let sandbox: RunningSandbox;
 let prefix: string;
 let npmBin: string;
 let installedScript: string;
+/** The folder `npm pack` wrote to, and the tarball in it. */
+let work: string;
+let tarball: string;
 
 beforeAll(async () => {
   sandbox = await startQuietSandbox();
   // The tarball as published (dist/ is built before the tests: npm test's pretest), installed
   // globally from npm's cache alone (its dependencies are bundled in dist/; nothing is fetched).
-  const work = mkdtempSync(join(tmpdir(), 'esign-npm-global-'));
-  const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {
+  work = mkdtempSync(join(tmpdir(), 'esign-npm-global-'));
+  tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {
     cwd: ROOT,
     encoding: 'utf8',
   })
@@ -92,6 +100,8 @@ async function startAsClient(
       command: entry.command,
       args: entry.args,
       env: { PATH: process.env.PATH ?? '', HOME: home, ...entry.env },
+      // Not this checkout: npx would take the package here (named esign too) for the one asked.
+      cwd: home,
       stderr: 'pipe',
     }),
   );
@@ -201,6 +211,80 @@ describe('from a global npm install of the packed tarball', () => {
     expect(existsSync(join(home, '.cursor'))).toBe(false);
   });
 });
+
+/**
+ * A registry on loopback serving one package: the packed tarball with its dependencies left out
+ * of its package.json (they are bundled in dist/), so that npx needs nothing else.
+ */
+async function loopbackRegistry(): Promise<{ url: string; version: string; server: Server }> {
+  const dir = mkdtempSync(join(work, 'registry-'));
+  execFileSync('tar', ['xzf', join(work, tarball), '-C', dir]);
+  const manifestPath = join(dir, 'package', 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  delete manifest.dependencies;
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', './package'], {
+    cwd: dir,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .pop() as string;
+  const bytes = readFileSync(join(dir, packed));
+  const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
+  const server = createServer((request, response) => {
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const file = `/${manifest.name}/-/${packed}`;
+    if (request.url === `/${manifest.name}`) {
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify({
+          name: manifest.name,
+          'dist-tags': { latest: manifest.version },
+          versions: {
+            [manifest.version]: { ...manifest, dist: { tarball: `${base}${file}`, integrity } },
+          },
+        }),
+      );
+    } else if (request.url === file) response.end(bytes);
+    else {
+      response.statusCode = 404;
+      response.end('{}');
+    }
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/`, version: manifest.version, server };
+}
+
+it('run with npx: the entry is `npx -y esign@<version> mcp` (npx beside node; never the npx cache folder), checked, and the client starts it', async () => {
+  const registry = await loopbackRegistry();
+  try {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'esign-install-npx-')));
+    // npm reads the registry from the home's .npmrc: so does the npx the client starts.
+    writeFileSync(join(home, '.npmrc'), `registry=${registry.url}\n`);
+    const npx = join(dirname(process.execPath), 'npx');
+    const env = { PATH: process.env.PATH ?? '', HOME: home };
+    // Started asynchronously: the registry answers from this process.
+    const installed = await gather(
+      spawn(npx, ['-y', `esign@${registry.version}`, 'mcp', 'install', 'claude-code'], { cwd: home, env }),
+      60_000,
+    ).done;
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stderr).toContain('Checked: it starts and answers as an MCP server (esign ');
+    const entry = claudeEntry(home);
+    expect(entry).toEqual({ type: 'stdio', command: npx, args: ['-y', `esign@${registry.version}`, 'mcp'] });
+    const client = await startAsClient({ ...entry, env: {} }, home);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('create_envelope');
+    } finally {
+      await client.close();
+    }
+  } finally {
+    registry.server.close();
+  }
+}, 90_000);
 
 it('ten installs at once into one file keep ten entries (each waits its turn under the file’s lock)', async () => {
   const { home, env } = await loggedInHome();
