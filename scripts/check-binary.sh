@@ -93,7 +93,18 @@ printf '%s\n' \
   '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
   no_node esign mcp >"$work/mcp.out" 2>"$work/mcp.err" || fail "esign mcp failed: $(cat "$work/mcp.err")"
 grep -q '"create_envelope"' "$work/mcp.out" || fail "esign mcp listed no create_envelope: $(cat "$work/mcp.out" "$work/mcp.err")"
-echo "installed esign $version ran: --version, --help, sandbox, login, create, batch of 3, completion, mcp"
+# esign mcp install: the entry is the executable itself (no node), started and checked before it was written.
+no_node esign mcp install cursor >"$work/mcp-install.out" 2>"$work/mcp-install.err" ||
+  fail "esign mcp install failed: $(cat "$work/mcp-install.err")"
+grep -q 'Checked: it starts and answers as an MCP server' "$work/mcp-install.err" ||
+  fail "esign mcp install did not check the entry: $(cat "$work/mcp-install.err")"
+node -e '
+  const entry = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).mcpServers.esign;
+  if (entry.command !== process.argv[2] || entry.args.join(" ") !== "mcp") {
+    console.error(JSON.stringify(entry));
+    process.exit(1);
+  }' "$work/home/.cursor/mcp.json" "$esign" || fail "esign mcp install wrote another command than the executable"
+echo "installed esign $version ran: --version, --help, sandbox, login, create, batch of 3, completion, mcp, mcp install"
 
 echo "== a tampered archive installs nothing"
 mkdir "$work/tampered"
