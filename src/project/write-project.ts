@@ -128,7 +128,8 @@ function linkTarget(path: string): string {
     } catch {
       return at;
     }
-    at = resolve(dirname(at), readlinkSync(at));
+    // Relative to the folder the link is in, as the system reads it (`..` from its real path).
+    at = resolve(realpathSync(dirname(at)), readlinkSync(at));
   }
   return path;
 }
