@@ -70,7 +70,13 @@ printf '%s\n' \
   '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
   clean esign mcp >"$work/mcp.out" 2>"$work/mcp.err" || fail "esign mcp failed: $(cat "$work/mcp.err")"
 grep -q '"create_envelope"' "$work/mcp.out" || fail "esign mcp listed no create_envelope: $(cat "$work/mcp.out" "$work/mcp.err")"
-done_list="--version, --help, sandbox, login prompt refused without a terminal, login, create, batch of 3, completion, mcp"
+# esign mcp install: the entry it writes (the executable itself, or node and this install's bin/esign.js)
+# is started and checked before it is written.
+clean esign mcp install cursor >"$work/mcp-install.out" 2>"$work/mcp-install.err" ||
+  fail "esign mcp install failed: $(cat "$work/mcp-install.err")"
+grep -q 'Checked: it starts and answers as an MCP server' "$work/mcp-install.err" ||
+  fail "esign mcp install did not check the entry: $(cat "$work/mcp-install.err")"
+done_list="--version, --help, sandbox, login prompt refused without a terminal, login, create, batch of 3, completion, mcp, mcp install"
 if [ -n "$man_path" ]; then
   command -v man >/dev/null || fail "man is not installed, and this install has man pages to check (apt-get install man-db)"
   MANPATH="$man_path" man -w esign >/dev/null 2>&1 || fail "man esign finds no page in $man_path"

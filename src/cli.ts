@@ -717,10 +717,14 @@ export function buildProgram(ctx: Context, hooks: ProgramHooks): Command {
     .option('--tools <names>', 'Start the server with --tools')
     .option(
       '--command <path>',
-      'The command the client runs (default: the esign running now, by its full path)',
+      'The command the client runs (default: the esign running now, started the way it was installed: by its full path, or npx -y esign@<version>)',
     )
     .addOption(
       option('--config-file <file>', "Edit this file (the client's layout) instead of the usual one", 'file'),
+    )
+    .option(
+      '--no-check',
+      'Write the entry without first starting it to see it answer as an MCP server (a command only the client can run)',
     )
     .option('--print', 'Show the entry and the file it would be written to; change nothing')
     .option('--json', 'Print one JSON object')

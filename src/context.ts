@@ -33,6 +33,12 @@ export interface OutputStream {
    */
   command?(lines: string): unknown;
   /**
+   * Writes text whose secrets the caller masked value by value (the MCP protocol's messages, in
+   * src/commands/mcp.ts): a stream that redacts does not mask the whole text again, so that the
+   * protocol's own text (its keys and structure) is never touched. Absent: `write`.
+   */
+  writeRedacted?(chunk: string): unknown;
+  /**
    * Where a drawing for the person goes (a QR code): this stream, unless what is written to it is
    * held back (stderr under --json holds notes for the error object), then the stream behind it.
    */
@@ -130,6 +136,7 @@ export function redactingStream(stream: OutputStream, secrets: ReadonlySet<strin
   // Object.assign keeps the getters (isTTY, columns) live; a spread would copy their values.
   return Object.assign(passThrough(stream), {
     write: (chunk: string) => stream.write(clean(chunk)),
+    writeRedacted: (chunk: string) => stream.write(chunk),
     command: (lines: string) => (stream.command ? stream.command(clean(lines)) : stream.write(clean(lines))),
   });
 }

@@ -16,7 +16,8 @@ The token (never a flag): ESIGN_TOKEN > ESIGN_TOKEN_COMMAND > the profile's toke
   ESIGN_BASE_URL     API base URL, including /api/v1 (flag --base-url; or stored with
                      \`esign login --base-url\` / \`esign config set base_url\`).
   ESIGN_TOKEN        API token. Wins over the token stored by \`esign login\`. There is no flag:
-                     secrets never go on the command line.
+                     secrets never go on the command line. At least 16 characters: a shorter
+                     value is not a token, and is never sent (exit 3 says so).
   ESIGN_TOKEN_COMMAND
                      A command that prints the token (a password manager, a keychain), run through
                      the shell when a command needs the token, and once more after a 401; the
@@ -63,8 +64,9 @@ const EXIT_CODES = `Exit codes
 
   0    Success.
   1    Unexpected internal error (a bug: run with --verbose and report it); a config file esign
-       cannot read or change (invalid, or its lock still held by another esign after 10 s); or a
-       setting asked for with \`esign config get\` is not set.
+       cannot read or change (invalid, or its lock still held by another esign after 10 s); a
+       setting asked for with \`esign config get\` is not set; or the entry \`esign mcp install\`
+       would write for this esign does not start (nothing was written).
   2    Usage or input error found locally; nothing was sent.
   3    Not authenticated: no token, or the API answered 401.
   4    Forbidden: the API answered 403.

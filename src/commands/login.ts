@@ -7,6 +7,7 @@ import {
   maskToken,
   normalizeBaseUrl,
   profileFlag,
+  tokenProblem,
   tokenVariablesSet,
 } from '../config/settings.js';
 import { type ConfigFile, ensureProfile, getProfile, updateConfigFile } from '../config/store.js';
@@ -38,6 +39,12 @@ export function checkToken(raw: string): string {
       `The token contains ${what} (U+${code} at position ${bad.index + 1}) and cannot be sent; nothing was stored.`,
       { hint: 'Paste the token exactly as the dashboard showed it; tokens are plain ASCII.' },
     );
+  }
+  const problem = tokenProblem(token);
+  if (problem) {
+    throw new UsageError(`The token ${problem}; nothing was stored.`, {
+      hint: `Paste the whole token the dashboard showed. ${WHERE_TOKENS_ARE_MADE}`,
+    });
   }
   return token;
 }

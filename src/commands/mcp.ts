@@ -14,6 +14,7 @@ import { serverRules } from '../mcp/server-options.js';
 import { chooseTools } from '../mcp/tool-names.js';
 import { connectionOf, globalOptions, repeated } from '../options.js';
 import { describeAllowedDomain } from '../request/signatory-domains.js';
+import { redactStrings } from '../text/redact.js';
 
 export const options = z.object({
   ...globalOptions,
@@ -89,20 +90,54 @@ function sendingRules(rules: ReturnType<typeof serverRules>): string {
   return `${confirm}${domains.length > 0 ? `, only to signatories at ${domains.join(', ')}` : ''}.`;
 }
 
-/** The protocol's way out: stdout, through the same redaction as every other line esign writes. */
+/**
+ * The protocol's way out: stdout, each message redacted as the one redaction decides, but value by
+ * value: every string in it (a tool's text, an error's message) is masked where it holds a secret,
+ * and the protocol's own text (keys, structure) never is, so no message is ever corrupted. A line
+ * that is not a JSON message is redacted as text.
+ */
 function protocolStream(ctx: Context): Writable {
+  const out = (text: string) => (ctx.stdout.writeRedacted ?? ctx.stdout.write).call(ctx.stdout, text);
+  let pending = '';
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
-      ctx.stdout.write(String(chunk));
+      pending += String(chunk);
+      const end = pending.lastIndexOf('\n');
+      if (end !== -1) {
+        const lines = pending.slice(0, end + 1);
+        pending = pending.slice(end + 1);
+        out(
+          lines
+            .split('\n')
+            .map((line) => redactMessage(line, ctx.redact))
+            .join('\n'),
+        );
+      }
       const failure = ctx.stdout.failure?.();
       if (failure) return callback(failure);
       const drained = ctx.stdout.drained?.();
       if (drained) drained.then(() => callback(ctx.stdout.failure?.() ?? null));
       else callback();
     },
+    final(callback) {
+      if (pending !== '') out(ctx.redact(pending));
+      callback();
+    },
   });
   ctx.stdout.onFailure?.((error) => stream.destroy(error));
   return stream;
+}
+
+/** One line of the protocol with every secret masked in its values; the line as it is when it holds none. */
+function redactMessage(line: string, redact: (text: string) => string): string {
+  if (redact(line) === line) return line;
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return redact(line);
+  }
+  return JSON.stringify(redactStrings(message, redact));
 }
 
 /** Sends console output (a library's warning, a stray log) to stderr, redacted, for as long as the server runs. */

@@ -65,6 +65,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
         row('Config file', settings.configPath, report.config_file.exists ? undefined : 'not created yet') +
         projectRows(report.project_file, row),
     );
+    if (settings.tokenRefused) ctx.stderr.write(`warning: ${settings.tokenRefused}\n`);
     if (!hasToken) {
       ctx.stderr.write(`hint: ${otherProfilesHint(settings) ?? 'run `esign login`, or set ESIGN_TOKEN.'}\n`);
     }

@@ -52,6 +52,11 @@ export interface Settings {
   tokenStoredAt: string | undefined;
   /** True when ESIGN_TOKEN or ESIGN_TOKEN_COMMAND hides a token (or a token command) stored in the profile. */
   tokenOverridesProfile: boolean;
+  /**
+   * Why the token found (ESIGN_TOKEN, or the profile's) is not used, when it cannot be one (too
+   * short): a sentence for the error a request then meets. `token.value` is undefined then.
+   */
+  tokenRefused?: string | undefined;
   /** The profiles stored in the config file, in its order (named when the active one holds nothing). */
   storedProfiles: string[];
   timeoutMs: Setting<number>;
@@ -287,7 +292,7 @@ export function resolveSettings(
     };
   }
 
-  const { token, tokenCommand, tokenStoredAt } = resolveToken(env, stored, profile.value);
+  const { token, tokenCommand, tokenStoredAt, tokenRefused } = resolveToken(env, stored, profile.value);
 
   return {
     profile,
@@ -295,6 +300,7 @@ export function resolveSettings(
     token,
     tokenCommand,
     tokenStoredAt,
+    tokenRefused,
     tokenOverridesProfile:
       (token.source === 'env ESIGN_TOKEN' || token.source === 'command env ESIGN_TOKEN_COMMAND') &&
       holdsToken(stored),
@@ -309,8 +315,23 @@ export function resolveSettings(
 }
 
 /**
+ * The fewest characters a token can have. The service's tokens (and the sandbox's, whose seed
+ * file asks for 16 at least) are far longer; a shorter value is a placeholder or a slip
+ * (ESIGN_TOKEN=text), never sent. 16 is also the slice the redaction masks (src/text/redact.ts):
+ * a value that short would mask ordinary text wherever it appears (in `esign mcp`, the protocol's).
+ */
+const MIN_TOKEN_LENGTH = 16;
+
+/** Why `token` cannot be a token (it is too short), in words that follow its subject; undefined when it can. */
+export function tokenProblem(token: string): string | undefined {
+  if (token.length >= MIN_TOKEN_LENGTH) return undefined;
+  return `is ${token.length} character${token.length === 1 ? '' : 's'} long: too short to be a token (one has at least ${MIN_TOKEN_LENGTH})`;
+}
+
+/**
  * Where the token comes from, highest first: ESIGN_TOKEN, ESIGN_TOKEN_COMMAND, then the profile's
- * token command or its stored token (`esign login` keeps one or the other). Nothing is run here.
+ * token command or its stored token (`esign login` keeps one or the other). Nothing is run here. A
+ * token too short to be one is not used (tokenRefused says why): decided here, for every command.
  */
 function resolveToken(
   env: Env,
@@ -320,11 +341,22 @@ function resolveToken(
   token: Setting<string | undefined>;
   tokenCommand: TokenCommand | undefined;
   tokenStoredAt: string | undefined;
+  tokenRefused?: string;
 } {
   const fromProfile = `profile ${profile}` as const;
   const none = { tokenCommand: undefined, tokenStoredAt: undefined };
-  if (env.ESIGN_TOKEN)
-    return { ...none, token: { value: env.ESIGN_TOKEN.trim(), source: 'env ESIGN_TOKEN' } };
+  if (env.ESIGN_TOKEN) {
+    const value = env.ESIGN_TOKEN.trim();
+    const problem = value === '' ? undefined : tokenProblem(value);
+    if (problem) {
+      return {
+        ...none,
+        token: { value: undefined, source: 'env ESIGN_TOKEN' },
+        tokenRefused: `ESIGN_TOKEN ${problem}; it was not used.`,
+      };
+    }
+    return { ...none, token: { value, source: 'env ESIGN_TOKEN' } };
+  }
   const command = env.ESIGN_TOKEN_COMMAND?.trim()
     ? { command: env.ESIGN_TOKEN_COMMAND.trim(), source: 'command env ESIGN_TOKEN_COMMAND' as const }
     : stored?.token_command?.trim()
@@ -338,6 +370,14 @@ function resolveToken(
     };
   }
   if (stored?.token) {
+    const problem = tokenProblem(stored.token);
+    if (problem) {
+      return {
+        ...none,
+        token: { value: undefined, source: fromProfile },
+        tokenRefused: `The token stored in profile '${profile}' ${problem}; it was not used.`,
+      };
+    }
     return {
       token: { value: stored.token, source: fromProfile },
       tokenCommand: undefined,
@@ -358,6 +398,14 @@ export function requireBaseUrl(settings: Settings): string {
 
 /** No token for the active profile: how to log in, or which stored profile to use instead. */
 export function notLoggedIn(settings: Settings): NotAuthenticatedError {
+  if (settings.tokenRefused) {
+    return new NotAuthenticatedError(settings.tokenRefused, {
+      hint:
+        settings.token.source === 'env ESIGN_TOKEN'
+          ? "Set ESIGN_TOKEN to the token the dashboard showed (Settings → API Tokens), or unset it to use the profile's."
+          : `Store the token the dashboard showed: esign login${profileFlagOf(settings)}.`,
+    });
+  }
   return new NotAuthenticatedError(`Not logged in: no token for profile '${settings.profile.value}'.`, {
     hint:
       otherProfilesHint(settings) ??

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import type { Env } from '../context.js';
 import { NotAuthenticatedError } from '../errors.js';
 import { escapeControl } from '../text/terminal-text.js';
-import { describeSource, type SettingSource, type TokenCommand } from './settings.js';
+import { describeSource, type SettingSource, type TokenCommand, tokenProblem } from './settings.js';
 
 /** More output than this is not a token command's: it is stopped and refused. */
 const MAX_OUTPUT_BYTES = 64 * 1024;
@@ -40,6 +40,9 @@ export async function runTokenCommand(command: TokenCommand, options: RunOptions
       command,
     );
   }
+  const problem = tokenProblem(token);
+  if (problem)
+    throw failed(`${named} printed something that is not a token: its first line ${problem}.`, command);
   return token;
 }
 

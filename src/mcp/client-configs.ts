@@ -49,6 +49,39 @@ export interface ClientLayout {
   readonly reload: string;
 }
 
+/**
+ * The variables of its own environment a client passes on to a server it starts, before the
+ * entry's `env`: the MCP SDK's default (getDefaultEnvironment, modelled on sudo's), which the
+ * clients built on it start servers with. Values that are shell functions are left out, as there.
+ */
+const INHERITED: Record<'posix' | 'win32', readonly string[]> = {
+  posix: ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'],
+  win32: [
+    'APPDATA',
+    'HOMEDRIVE',
+    'HOMEPATH',
+    'LOCALAPPDATA',
+    'PATH',
+    'PROCESSOR_ARCHITECTURE',
+    'SYSTEMDRIVE',
+    'SYSTEMROOT',
+    'TEMP',
+    'USERNAME',
+    'USERPROFILE',
+    'PROGRAMFILES',
+  ],
+};
+
+/** The environment a client starts a server in, from the one esign runs in (see INHERITED). */
+export function clientEnvironment(env: Env, platform: NodeJS.Platform): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const name of INHERITED[platform === 'win32' ? 'win32' : 'posix']) {
+    const value = env[name];
+    if (value !== undefined && !value.startsWith('()')) passed[name] = value;
+  }
+  return passed;
+}
+
 /** The user's application-data folder: macOS's Application Support, Windows' %APPDATA%, else XDG's config folder. */
 function appData(machine: Machine): string {
   if (machine.platform === 'darwin') return join(machine.homedir, 'Library', 'Application Support');

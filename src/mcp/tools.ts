@@ -244,7 +244,11 @@ const logCreate = (deps: ToolDeps, line: string) =>
 /** Checks, connects (a missing token is told before anyone is asked), confirms, then sends. */
 async function createEnvelopeTool(args: unknown, deps: ToolDeps, call: CallContext): Promise<unknown> {
   const request = requestFor(args, deps);
-  const client = await connect(deps.settings, deps.ctx, { verbose: deps.verbose });
+  const client = await connect(deps.settings, deps.ctx, {
+    verbose: deps.verbose,
+    // The API's 403 and 404 hints name the tool's argument, as the problems found here do.
+    templateFrom: `the ${TOOL_INPUT_NAMES.fields.template_id} argument`,
+  });
   try {
     const question = confirmBeforeSending(request, args, deps, call);
     if (question) return question;

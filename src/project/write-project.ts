@@ -3,20 +3,24 @@
 // the write itself atomic (a temporary file beside it, then a rename), ending with a newline, and a
 // change made under the file's lock, so that writers at once never lose each other's changes.
 import {
+  chownSync,
   closeSync,
   fchmodSync,
   fchownSync,
   fsyncSync,
   linkSync,
+  lstatSync,
+  mkdirSync,
   openSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser/lib/esm/main.js';
 import { UsageError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
@@ -73,9 +77,10 @@ export function updatedEntry(
  * Writes `text` to `path` atomically: a temporary file in the same folder, flushed, then renamed
  * over it (or, with `exclusive`, linked to it, which fails when a file is already there, so a
  * file made meanwhile is never replaced). A crash leaves the old file or the new one, never half.
- * A symbolic link is written through: the file it names gets the text, and the link stays. A file
- * replaced keeps its mode, and its owner when esign can give it one (run as root, by sudo: the
- * user's file stays the user's).
+ * A symbolic link is written through, also to a file not made yet: the file it names gets the
+ * text, and the link stays. A file replaced keeps its mode, and its owner when esign can give it
+ * one (run as root, by sudo: the user's file stays the user's); a new file run as root is given to
+ * the owner of its folder (`sudo` with the user's HOME: the user's).
  */
 export function writeFileAtomic(path: string, text: string, exclusive = false): void {
   const target = linkTarget(path);
@@ -103,38 +108,98 @@ export function writeFileAtomic(path: string, text: string, exclusive = false): 
   }
 }
 
-/** The file `path` names, through any symbolic links; `path` itself when nothing is there yet. */
+/** Symbolic links followed before a path counts as a loop (Linux's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * The file `path` names, through any symbolic links, also a link to a file not made yet (the file
+ * it would make); `path` itself when nothing is there yet.
+ */
 function linkTarget(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
+  let at = path;
+  for (let hops = 0; hops <= MAX_LINKS; hops++) {
+    try {
+      return realpathSync(at);
+    } catch {
+      // Not there (yet): a link to a file not made is followed by hand.
+    }
+    try {
+      if (!lstatSync(at).isSymbolicLink()) return at;
+    } catch {
+      return at;
+    }
+    // Relative to the folder the link is in, as the system reads it (`..` from its real path).
+    at = resolve(realpathSync(dirname(at)), readlinkSync(at));
   }
+  return path;
 }
 
-/** The new file takes the mode of the one it replaces (the umask decides a new one's) and its owner, when it may. */
+/** Whether esign runs as root, where it can (and must) give what it makes to its rightful owner. */
+const runsAsRoot = () => process.geteuid?.() === 0;
+
+/**
+ * The new file takes the mode of the one it replaces (the umask decides a new one's) and its owner;
+ * a new one, the owner of its folder. Only as root: a user's files are theirs already.
+ */
 function keepOwnerAndMode(fd: number, path: string): void {
   let before: { mode: number; uid: number; gid: number };
   try {
     before = statSync(path);
   } catch {
-    return; // a new file
+    // A new file: as root, its folder's owner's.
+    if (runsAsRoot()) {
+      const folder = statSync(dirname(path));
+      fchownSync(fd, folder.uid, folder.gid);
+    }
+    return;
   }
   fchmodSync(fd, before.mode & 0o7777);
-  if (process.geteuid?.() === 0) fchownSync(fd, before.uid, before.gid);
+  if (runsAsRoot()) fchownSync(fd, before.uid, before.gid);
+}
+
+/**
+ * Makes `dir` and the folders above it that are missing; as root, each is given to the owner of
+ * the folder it is made in (`sudo` with the user's HOME makes `~/.config` the user's, not root's).
+ */
+function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  while (!existsAsFolder(at)) {
+    missing.unshift(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  if (missing.length === 0) return;
+  mkdirSync(dir, { recursive: true });
+  if (!runsAsRoot()) return;
+  const owner = statSync(at);
+  for (const made of missing) chownSync(made, owner.uid, owner.gid);
+}
+
+function existsAsFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Changes the file at `path` under its lock (`<file>.lock`, beside the file a link names): the text
  * as it is when the lock is held (empty when there is none) goes through `change`, and what it
- * returns is written. Writers at once take turns (each waits up to 10 s), so none loses another's
- * change. `change` may throw: then nothing is written.
+ * returns is written: the same text as was there writes nothing, and REMOVE_FILE removes the file.
+ * Writers at once take turns (each waits up to 10 s), so none loses another's change. `change` may
+ * throw: then nothing is written. With `makeFolders`, the file's missing folders are made first
+ * (makeFolders). Returns whether the file changed.
  */
 export async function changeFileLocked(
   path: string,
-  change: (text: string, exists: boolean) => string,
-): Promise<void> {
+  change: (text: string, exists: boolean) => string | typeof REMOVE_FILE,
+  options: { makeFolders?: boolean } = {},
+): Promise<boolean> {
   const target = linkTarget(path);
+  if (options.makeFolders) makeFolders(dirname(target));
   const lockPath = `${target}.lock`;
   const { acquireLock, busyLockAdvice, heldWhere, releaseLock } = await import('../fs/lock.js');
   await acquireLock(
@@ -147,18 +212,29 @@ export async function changeFileLocked(
         ),
       failed: (error) =>
         new UsageError(`Cannot create ${lockPath} to change ${path}: ${describeReadError(error)}.`, {
-          hint: 'The folder of the project file must be writable.',
+          hint: `The folder ${dirname(target)} must be writable.`,
         }),
     },
     { waitMs: 10_000 },
   );
   try {
     const text = readIfThere(target);
-    writeFileAtomic(target, change(text ?? '', text !== undefined));
+    const after = change(text ?? '', text !== undefined);
+    if (after === REMOVE_FILE) {
+      if (text === undefined) return false;
+      unlinkSync(target);
+      return true;
+    }
+    if (after === text) return false;
+    writeFileAtomic(target, after);
+    return true;
   } finally {
     await releaseLock(lockPath);
   }
 }
+
+/** What `changeFileLocked`'s change returns to have the file removed. */
+export const REMOVE_FILE = Symbol('remove the file');
 
 function readIfThere(path: string): string | undefined {
   try {

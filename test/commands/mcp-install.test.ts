@@ -4,6 +4,7 @@
 // changes nothing; --print writes nothing; the flags asked for are written, the token never.
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -98,6 +99,8 @@ const FLAGS = [
   'Example.com',
   '--command',
   'esign',
+  // These tests are of the file; the check that the entry starts has its own (test/e2e/mcp-install.test.ts).
+  '--no-check',
 ];
 const ARGS = ['mcp', '--profile', 'production', '--read-only', '--allow-domain', 'example.com'];
 
@@ -225,6 +228,7 @@ describe('esign mcp install: the rest', () => {
         'claude-desktop',
         '--command',
         'esign',
+        '--no-check',
         '--name',
         'esign-sandbox',
         '--profile',
@@ -260,7 +264,7 @@ describe('esign mcp install: the rest', () => {
       ['vscode', '.vscode/mcp.json'],
     ] as const) {
       const result = await runCli(
-        ['mcp', 'install', client, '--scope', 'project', '--command', 'esign'],
+        ['mcp', 'install', client, '--scope', 'project', '--command', 'esign', '--no-check'],
         home.ctx(),
       );
       expect(result.code, result.stderr).toBe(0);
@@ -275,7 +279,7 @@ describe('esign mcp install: the rest', () => {
     const home = homeOn('linux');
     const dir = join(home.root, 'claude-config');
     const ctx = home.ctx({ CLAUDE_CONFIG_DIR: dir });
-    const result = await runCli(['mcp', 'install', 'claude-code', '--command', 'esign'], ctx);
+    const result = await runCli(['mcp', 'install', 'claude-code', '--command', 'esign', '--no-check'], ctx);
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(join(dir, '.claude.json'))).toBe(true);
 
@@ -285,7 +289,7 @@ describe('esign mcp install: the rest', () => {
     const link = join(home.root, 'home', '.cursor', 'mcp.json');
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(target, link);
-    const linked = await runCli(['mcp', 'install', 'cursor', '--command', 'esign'], home.ctx());
+    const linked = await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
     expect(linked.code, linked.stderr).toBe(0);
     expect(statSync(link, { throwIfNoEntry: true }).isFile()).toBe(true);
     expect(readFileSync(target, 'utf8')).toContain('"esign"');
@@ -297,7 +301,10 @@ describe('esign mcp install: the rest', () => {
     const path = join(home.root, 'home', 'AppData', 'Roaming', 'Claude', 'claude_desktop_config.json');
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, '\ufeff{\r\n  "mcpServers": {}\r\n}\r\n');
-    const result = await runCli(['mcp', 'install', 'claude-desktop', '--command', 'esign'], home.ctx());
+    const result = await runCli(
+      ['mcp', 'install', 'claude-desktop', '--command', 'esign', '--no-check'],
+      home.ctx(),
+    );
     expect(result.code, result.stderr).toBe(0);
     const text = readFileSync(path, 'utf8');
     expect(text.charCodeAt(0)).toBe(0xfeff);
@@ -311,13 +318,16 @@ describe('esign mcp install: the rest', () => {
     mkdirSync(dirname(path), { recursive: true });
     const broken = '{\n  "mcpServers": {\n    "github": { "command": "npx" \n  }\n';
     writeFileSync(path, broken);
-    const result = await runCli(['mcp', 'install', 'cursor', '--command', 'esign'], home.ctx());
+    const result = await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${path} is not valid JSON (line 5`);
     expect(result.stderr).toContain('nothing was changed');
     expect(readFileSync(path, 'utf8')).toBe(broken);
     writeFileSync(path, '{"mcpServers": []}');
-    const notObject = await runCli(['mcp', 'install', 'cursor', '--command', 'esign'], home.ctx());
+    const notObject = await runCli(
+      ['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'],
+      home.ctx(),
+    );
     expect(notObject.code).toBe(1);
     expect(notObject.stderr).toContain('"mcpServers" is not an object');
   });
@@ -343,5 +353,106 @@ describe('esign mcp install: the rest', () => {
       expect(result.stderr, argv.join(' ')).toContain(says);
     }
     expect(existsSync(join(home.root, 'home', '.cursor'))).toBe(false);
+  });
+});
+
+describe('esign mcp install: checked as every command checks, written as templates set writes', () => {
+  it('--base-url is checked as everywhere: no user name or password, https except loopback; nothing written', async () => {
+    const home = homeOn('linux');
+    const path = join(home.root, 'project', '.mcp.json');
+    const cases: [string, string][] = [
+      ['https://ada:s3cret@esign.example.com/api/v1', 'must not carry a user name or password'],
+      ['http://esign.example.com/api/v1', 'plain http:// is allowed only for loopback hosts'],
+      ['ftp://esign.example.com/api/v1', 'must start with https://'],
+    ];
+    for (const [url, says] of cases) {
+      for (const extra of [[], ['--print']]) {
+        const result = await runCli(
+          ['mcp', 'install', 'claude-code', '--scope', 'project', '--base-url', url, '--no-check', ...extra],
+          home.ctx(),
+        );
+        expect(result.code, url).toBe(2);
+        expect(result.stderr).toContain(`--base-url: `);
+        expect(result.stderr).toContain(says);
+        expect(result.stderr).not.toContain('s3cret');
+        expect(result.stdout).toBe('');
+      }
+    }
+    expect(existsSync(path)).toBe(false);
+    const loopback = await runCli(
+      [
+        'mcp',
+        'install',
+        'claude-code',
+        '--scope',
+        'project',
+        '--base-url',
+        'http://127.0.0.1:4010/api/v1/',
+        '--command',
+        'esign',
+        '--no-check',
+      ],
+      home.ctx(),
+    );
+    expect(loopback.code, loopback.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path, 'utf8')).mcpServers.esign.args).toEqual([
+      'mcp',
+      '--base-url',
+      'http://127.0.0.1:4010/api/v1',
+    ]);
+  });
+
+  it('a profile name with a typo is told "did you mean", as every command does; nothing written', async () => {
+    const home = homeOn('linux');
+    const ctx = home.ctx();
+    mkdirSync(ctx.configDir, { recursive: true });
+    writeFileSync(
+      join(ctx.configDir, 'config.json'),
+      JSON.stringify({ profiles: { production: { token: TOKEN }, sandbox: {} } }),
+    );
+    const result = await runCli(
+      ['mcp', 'install', 'cursor', '--profile', 'prodcution', '--command', 'esign', '--no-check'],
+      ctx,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Profile 'prodcution' does not exist");
+    expect(result.stderr).toContain("Did you mean 'production'?");
+    expect(existsSync(join(home.root, 'home', '.cursor'))).toBe(false);
+  });
+
+  it('a config that is a symbolic link to a file not made yet: the file is made where the link points, and the link stays', async () => {
+    const home = homeOn('linux');
+    const target = join(home.root, 'dotfiles', 'cursor', 'mcp.json');
+    const link = join(home.root, 'home', '.cursor', 'mcp.json');
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(target, link);
+    const result = await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
+    expect(result.code, result.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(target, 'utf8')).mcpServers.esign.command).toBe('esign');
+  });
+
+  it('uninstall removes the file when nothing else is left in it (as after an install that made it); a file with more stays', async () => {
+    const home = homeOn('linux');
+    const path = join(home.root, 'home', '.cursor', 'mcp.json');
+    const installed = await runCli(
+      ['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'],
+      home.ctx(),
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(existsSync(path)).toBe(true);
+    const removed = await runCli(['mcp', 'uninstall', 'cursor', '--json'], home.ctx());
+    expect(JSON.parse(removed.stdout)).toMatchObject({ removed: true, written: true, file_removed: true });
+    expect(existsSync(path)).toBe(false);
+
+    const kept = '{\n  // my note\n  "mcpServers": {}\n}\n';
+    writeFileSync(path, kept);
+    await runCli(['mcp', 'install', 'cursor', '--command', 'esign', '--no-check'], home.ctx());
+    const again = await runCli(['mcp', 'uninstall', 'cursor'], home.ctx());
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('Nothing else was in the file');
+    const left = readFileSync(path, 'utf8');
+    expect(left).toContain('// my note');
+    expect(parse(left)).toEqual({ mcpServers: {} });
   });
 });

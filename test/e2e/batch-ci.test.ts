@@ -390,7 +390,7 @@ describe("the project file's defaults in envelope batch (flag > project file > d
     const scriptedEnv = () => ({
       ESIGN_CONFIG_DIR: freshConfigDir(),
       ESIGN_BASE_URL: server.baseUrl,
-      ESIGN_TOKEN: 'tok_x',
+      ESIGN_TOKEN: 'tok_x_5f1c9a7e3b2d4c6a',
     });
 
     it('concurrency: 4 by default, the project file over that, the flag over the project file', async () => {

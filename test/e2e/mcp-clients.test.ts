@@ -203,6 +203,9 @@ describe.each(KINDS)('esign mcp under the %s client', (kind) => {
       );
       expect(e403).toMatchObject({ status: 403 });
       expect(String(e403.hint)).toContain('another organisation');
+      // The hints name the tool's argument, never the command line's flag.
+      expect(String(e403.hint)).toContain('Check the template argument, or log in');
+      expect(String(e403.hint)).not.toContain('--template');
       const e422 = expectToolError(
         kind,
         '422',

@@ -54,7 +54,11 @@ async function rateLimitedBatch(headers: Record<string, string>) {
       output,
     ],
     {
-      env: { ESIGN_CONFIG_DIR: freshConfigDir(), ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: 'tok_x' },
+      env: {
+        ESIGN_CONFIG_DIR: freshConfigDir(),
+        ESIGN_BASE_URL: server.baseUrl,
+        ESIGN_TOKEN: 'tok_x_5f1c9a7e3b2d4c6a',
+      },
       timeoutMs: 30_000,
     },
   );

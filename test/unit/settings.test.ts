@@ -51,8 +51,8 @@ describe('settings precedence', () => {
     expect(stored.baseUrl).toEqual({ value: 'https://profile.example/api/v1', source: 'profile default' });
     expect(stored.token).toEqual({ value: 'tok_profile_1234', source: 'profile default' });
     expect(stored.tokenOverridesProfile).toBe(false);
-    const overridden = resolveSettings({}, ctx({ ESIGN_TOKEN: 'tok_env_5678' }), config);
-    expect(overridden.token.value).toBe('tok_env_5678');
+    const overridden = resolveSettings({}, ctx({ ESIGN_TOKEN: 'tok_env_5678_abcdef' }), config);
+    expect(overridden.token.value).toBe('tok_env_5678_abcdef');
     expect(overridden.tokenOverridesProfile).toBe(true);
   });
 
