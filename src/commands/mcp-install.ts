@@ -6,13 +6,7 @@
 // ESIGN_TOKEN from the environment the client starts it in.
 import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import {
-  applyEdits,
-  modify,
-  type ParseError,
-  parse,
-  printParseErrorCode,
-} from 'jsonc-parser/lib/esm/main.js';
+import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { configDir } from '../config/paths.js';
