@@ -134,6 +134,7 @@ describe('scripts/install.ps1', () => {
       [script.replace('& {\n', '. {\n'), 'top level: . {'],
       [`${script}function Install-Esign { }\n`, 'top level: function Install-Esign { }'],
       [script.replace('$Failure = @{', '$script:Failure = @{'), 'another scope: $script:Failure'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: PowerShell's ${scope:name} variable, not a template.
       [script.replace('$Failure = @{', '${global:Failure} = @{'), 'another scope: ${global:Failure}'],
       [
         script.replace('$Failure = @{', 'Set-Variable -Name Failure -Scope Global -Value 1\n  $Failure = @{'),
