@@ -10,7 +10,6 @@ import { InputError, InterruptedError } from '../../errors.js';
 import { problemText } from '../../problems.js';
 import { shellQuote } from '../../text/shell.js';
 import { secondsText } from '../../text/units.js';
-import { loopbackOrigin } from '../../transport/loopback.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -103,17 +102,6 @@ export function interruptedText(
       ? ''
       : ` ${abandoned} ${abandoned === 1 ? 'request in flight was' : 'requests in flight were'} abandoned: the envelope may exist${resume ? ', and --resume reports it as unknown' : ''}.`;
   return `Interrupted: ${notSent} records were not sent.${maybe}${resume ? ` Run the same command with --resume to finish.\n  ${resume}` : ''}\n`;
-}
-
-/**
- * Where a person checks whether an envelope exists: the service's dashboard, or, where the base URL
- * is loopback (where `esign sandbox` listens, and which has no dashboard), the sandbox's envelope
- * list, with the command that shows it.
- */
-export function whereToCheckEnvelopes(baseUrl: string | undefined): string {
-  const sandbox = loopbackOrigin(baseUrl);
-  if (sandbox === undefined) return 'the dashboard';
-  return `the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${sandbox}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret)`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import * as z from 'zod/mini';
+import { whereToCheckEnvelopes } from '../../api/check-envelope.js';
 import type { BatchDefaults, InputFormat } from '../../batch/build-request.js';
 import { DurableAppender } from '../../batch/durable-file.js';
 import { type FailureGroup, sameErrorKey } from '../../batch/failure-groups.js';
@@ -77,7 +78,6 @@ import {
   stoppingText,
   summaryText,
   unknownNextStep,
-  whereToCheckEnvelopes,
 } from './batch-text.js';
 import { type NextCommandOptions, type NextStep, nextCommand } from './next-command.js';
 
