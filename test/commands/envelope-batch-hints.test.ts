@@ -167,3 +167,26 @@ describe('an unknown outcome against a loopback base URL: one piece of advice, i
     },
   );
 });
+
+describe('the records an earlier run left unknown, listed by line: bounded for a large batch', () => {
+  it('lists the first 20, says how many more, and gives the command that lists every one', async () => {
+    server.fallback(json(500, { message: 'Server Error' }));
+    const dir = mkdtempSync(join(tmpdir(), 'esign-batch-unknown-many-'));
+    writeFileSync(join(dir, 'p.jsonl'), people(25));
+    const output = join(dir, 'results.jsonl');
+    const env = { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl };
+    const args = ['envelope', 'batch', join(dir, 'p.jsonl'), '--template', TEMPLATE, '--output', output];
+    const first = await run([...args, '--keep-going'], { env });
+    expect(first.code).toBe(8);
+    expect(server.requests).toHaveLength(25);
+
+    const resumed = await run([...args, '--resume', '--dry-run'], { env });
+    expect(resumed.code).toBe(0);
+    expect(server.requests).toHaveLength(25); // a dry run sends nothing
+    const lines = Array.from({ length: 20 }, (_, i) => i + 1).join(', ');
+    expect(resumed.stderr).toContain(
+      `25 records an earlier run left with an unknown outcome are held back: lines ${lines}, and 5 more.\n  Every one: grep '"code":"outcome_unknown"' ${output}\n`,
+    );
+    expect(resumed.stderr).not.toContain('@example.com');
+  });
+});

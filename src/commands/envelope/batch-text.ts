@@ -4,11 +4,13 @@
 
 import { type FailureGroup, groupLinesText, MAX_ERROR_GROUPS } from '../../batch/failure-groups.js';
 import { SAME_FAILURE_STOP_AFTER } from '../../batch/policy.js';
-import type { Duplicate, InvalidRecords } from '../../batch/prepare.js';
+import type { Duplicate, HeldUnknown, InvalidRecords } from '../../batch/prepare.js';
 import type { BatchReport } from '../../batch/report.js';
+import { type SummaryPrivacy, shownSignatory } from '../../ci/batch-summary.js';
 import { InputError, InterruptedError } from '../../errors.js';
 import { problemText } from '../../problems.js';
 import { shellQuote } from '../../text/shell.js';
+import { escapeControl } from '../../text/terminal-text.js';
 import { secondsText } from '../../text/units.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -102,6 +104,42 @@ export function interruptedText(
       ? ''
       : ` ${abandoned} ${abandoned === 1 ? 'request in flight was' : 'requests in flight were'} abandoned: the envelope may exist${resume ? ', and --resume reports it as unknown' : ''}.`;
   return `Interrupted: ${notSent} records were not sent.${maybe}${resume ? ` Run the same command with --resume to finish.\n  ${resume}` : ''}\n`;
+}
+
+/**
+ * The command that lists every unknown result of a results file (those of earlier runs too), as
+ * listFailuresCommand lists the failed ones.
+ */
+function listUnknownCommand(resultsFile: string): string {
+  return `grep '"code":"outcome_unknown"' ${shellQuote(resultsFile)}`;
+}
+
+/**
+ * The records an earlier run left with an unknown outcome, which this run did not send: each by its
+ * input line, with its signatory as the job summary shows it (shownSignatory: left out unless
+ * --summary-emails), the first ones, then how many more and, when the results are in a file, the
+ * command that lists every one. Where to check each is unknownNextStep's, which follows.
+ */
+export function heldUnknownText(
+  held: readonly HeldUnknown[],
+  count: number,
+  { privacy, resultsFile }: { privacy: SummaryPrivacy; resultsFile: string | undefined },
+): string {
+  if (count === 0 || held.length === 0) return '';
+  const shown = held.map(({ line, email }) => ({ line, who: shownSignatory(email, privacy) }));
+  const listed = shown.some(({ who }) => who !== undefined)
+    ? shown
+        .map(({ line, who }) => `line ${line}${who === undefined ? '' : ` (${escapeControl(who)})`}`)
+        .join(', ')
+    : `${held.length === 1 ? 'line' : 'lines'} ${held.map(({ line }) => line).join(', ')}`;
+  const more = count - held.length;
+  const records = count === 1 ? '1 record' : `${count} records`;
+  let text = `${records} an earlier run left with an unknown outcome ${count === 1 ? 'is' : 'are'} held back: ${listed}${more > 0 ? `, and ${more} more` : ''}.\n`;
+  if (more > 0 && resultsFile !== undefined) text += `  Every one: ${listUnknownCommand(resultsFile)}\n`;
+  if (!privacy.emails) {
+    text += '  (Their signatories are left out, as in the job summary: the input has them at those lines.)\n';
+  }
+  return text;
 }
 
 /**

@@ -71,6 +71,7 @@ import {
 import {
   duplicatesWarning,
   failureListText,
+  heldUnknownText,
   interruptedText,
   invalidRecordsError,
   listFailuresCommand,
@@ -398,6 +399,12 @@ async function dryRun(job: BatchJob, ctx: Context): Promise<number> {
   ctx.stderr.write(
     `Dry run: ${plan.total} records valid; ${plan.toSend} would be sent, ${plan.skipped} skipped (already created), ${plan.unknown} left unknown; ${plan.duplicateCount} ${plan.duplicateCount === 1 ? 'duplicate' : 'duplicates'}. Nothing was sent.\n`,
   );
+  ctx.stderr.write(
+    heldUnknownText(plan.unknownRecords, plan.unknown, {
+      privacy: { emails: job.summaryEmails },
+      resultsFile: job.output?.shownAs,
+    }),
+  );
   return ExitCode.ok;
 }
 
@@ -618,6 +625,12 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
   }
   if (run.sameFailure) ctx.stderr.write(sameFailureStopText(report, afterFixing(job, report)));
   if (report.unknown > 0) {
+    ctx.stderr.write(
+      heldUnknownText(plan.unknownRecords, plan.unknown, {
+        privacy: { emails: job.summaryEmails },
+        resultsFile: output?.shownAs,
+      }),
+    );
     ctx.stderr.write(
       unknownNextStep(report.unknown, {
         retryUnknown: output ? resumeCommand(job, ['--retry-unknown']) : undefined,
