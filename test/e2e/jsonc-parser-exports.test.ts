@@ -5,41 +5,16 @@
 // built with the project's own build script, it bundles the ES-module build and reads and edits
 // JSON through it (a --data file with an error; `templates set`).
 import { execFile } from 'node:child_process';
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { projectWithOwnCopyOf, scriptTextUnder } from '../helpers/project-copy.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 
 const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '../..');
 const TEMPLATE = '01JD7X4ZQ8G1N6RVS0Y2MBKT3E';
-
-/** The project's sources and build, node_modules linked package by package, jsonc-parser copied. */
-function projectWithOwnJsoncParser(): { project: string; jsonc: string } {
-  const project = join(mkdtempSync(join(tmpdir(), 'esign-jsonc-')), 'esign');
-  for (const part of ['src', 'bin', 'scripts', 'package.json']) {
-    cpSync(join(ROOT, part), join(project, part), { recursive: true });
-  }
-  const modules = join(project, 'node_modules');
-  mkdirSync(modules);
-  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
-    if (name !== 'jsonc-parser' && name !== '.bin')
-      symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
-  }
-  const jsonc = join(modules, 'jsonc-parser');
-  cpSync(join(ROOT, 'node_modules', 'jsonc-parser'), jsonc, { recursive: true });
-  return { project, jsonc };
-}
 
 /** 3.3.0's `exports` map, as published. */
 const EXPORTS_330 = {
@@ -60,24 +35,16 @@ function asPublished(jsonc: string, version: string, exports: object | undefined
   writeFileSync(join(jsonc, 'lib', 'umd', 'main.js'), "throw new Error('the UMD build was bundled');\n");
 }
 
-/** Every .js file under `dir`, read. */
-function bundleText(dir: string): string {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.js'))
-    .map((name) => readFileSync(join(dir, name), 'utf8'))
-    .join('\n');
-}
-
 describe('jsonc-parser through its public entry', () => {
   it.each([
     ['3.3.0', EXPORTS_330],
     ['3.3.1', undefined],
   ])('builds against %s with the ES-module build, which reads and edits JSON', async (version, exports) => {
-    const { project, jsonc } = projectWithOwnJsoncParser();
+    const { project, dependency: jsonc } = projectWithOwnCopyOf('jsonc-parser');
     asPublished(jsonc, version, exports);
     const build = await run(process.execPath, [join(project, 'scripts', 'build.mjs')], { cwd: project });
     expect(build.stderr).toBe('');
-    const bundle = bundleText(join(project, 'dist'));
+    const bundle = scriptTextUnder(join(project, 'dist'));
     expect(bundle).not.toContain('the UMD build was bundled');
     expect(bundle).toContain('createScanner');
 
