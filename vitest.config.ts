@@ -17,6 +17,9 @@ const OWN_PROCESS = [
 ];
 
 export default defineConfig({
+  // The tests load a dependency the way the bundle does (scripts/bundle-options.mjs): the ES-module
+  // build named by `module` before `main`, for a package without an `exports` map (jsonc-parser).
+  ssr: { resolve: { mainFields: ['module', 'main'] } },
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,

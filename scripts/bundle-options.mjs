@@ -14,6 +14,11 @@ export const sharedBundleOptions = {
   legalComments: 'none',
   define: { __ESIGN_VERSION__: JSON.stringify(packageJson.version) },
   logLevel: 'warning',
+  // A package without an `exports` map is entered through its `module` field (its ES-module build)
+  // before `main`: esbuild's default for Node is `main` first, which for jsonc-parser is a UMD
+  // wrapper whose inner require()s esbuild cannot follow. Every import names a package's public
+  // entry; a package with an `exports` map (jsonc-parser 3.3.0) is entered through that map.
+  mainFields: ['module', 'main'],
 };
 
 /**

@@ -3,7 +3,7 @@
 import type { Env } from '../context.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { HttpClient, type HttpResponse } from '../transport/http-client.js';
-import { type CreateOutcome, classifyAnswer, type ResponseContext } from './outcome.js';
+import { type CreateOutcome, classifyAnswer, classifyFailure, type ResponseContext } from './outcome.js';
 import type { CreateEnvelopeRequest } from './schemas.js';
 
 const CREATE_ENVELOPE_PATH = '/native/envelopes/create';
@@ -100,6 +100,11 @@ export class ApiClient {
    */
   classify(response: HttpResponse, now: number = this.#now().getTime()): CreateOutcome {
     return classifyAnswer(response, now, this.#context);
+  }
+
+  /** Classifies a request that got no answer (outcome.ts), its hints with the client's context. */
+  classifyFailure(error: unknown): CreateOutcome {
+    return classifyFailure(error, this.#context);
   }
 
   close(): Promise<void> {

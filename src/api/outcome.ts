@@ -24,6 +24,7 @@ import {
 import { escapeControl } from '../text/terminal-text.js';
 import { sizeText, waitText } from '../text/units.js';
 import type { HttpResponse } from '../transport/http-client.js';
+import { unknownOutcomeHint } from './check-envelope.js';
 import { parseRateLimit, type RateLimitInfo, waitFromRateLimit } from './rate-limit-headers.js';
 import { ApiErrorBody, CreateEnvelopeResponse, describeIssues, type Envelope, hotParser } from './schemas.js';
 
@@ -144,48 +145,73 @@ const parseCreateResponse = hotParser(CreateEnvelopeResponse);
  */
 export function classifyAnswer(response: HttpResponse, now: number, context: ResponseContext): CreateOutcome {
   const { status } = response;
-  if (status >= 200 && status < 300) return classifySuccess(response);
+  if (status >= 200 && status < 300) return classifySuccess(response, context);
   if (status === 429) return classifyRateLimited(response, now);
   if (status >= 400 && status < 500) return { kind: 'rejected', error: clientError(response, context) };
-  return classifyServerError(response, now);
-}
-
-/** Classifies a request that got no answer; anything but a NetworkError (an interrupt, a bug) is thrown back. */
-export function classifyFailure(error: unknown): CreateOutcome {
-  if (!(error instanceof NetworkError)) throw error;
-  if (error.sent) return { kind: 'unknown', error };
-  return { kind: 'retry', why: 'not_sent', afterMs: undefined, error };
+  return classifyServerError(response, now, context);
 }
 
 /**
- * What to do after a success whose body is not the envelope: said alike wherever such an answer is
- * classified (`create`, `--json`, the batch and the MCP tools all classify it here).
+ * Classifies a request that got no answer; anything but a NetworkError (an interrupt, a bug) is
+ * thrown back. One that may have reached the server is an unknown outcome, with its hint
+ * (check-envelope.ts): where to check, as every unknown outcome says it.
  */
-const UNKNOWN_OUTCOME_HINT =
-  'Do not send it again without checking whether it exists: the signatory would get two.';
+export function classifyFailure(error: unknown, context: ResponseContext = {}): CreateOutcome {
+  if (!(error instanceof NetworkError)) throw error;
+  if (!error.sent) return { kind: 'retry', why: 'not_sent', afterMs: undefined, error };
+  const { status, details, requestId } = error;
+  const hint = unknownOutcomeHint(context.baseUrl);
+  return {
+    kind: 'unknown',
+    error: new NetworkError(
+      error.message,
+      true,
+      { status, details, requestId, hint, cause: error.cause },
+      error.code,
+    ),
+  };
+}
 
 /**
  * A 2xx (the API says it succeeded) whose body is not the envelope: empty, not JSON, an HTML page,
  * cut at esign's limit, or off the spec. A gateway that drops the body after the server created the
  * envelope answers just so: the outcome is unknown, whatever the body.
  */
-function classifySuccess(response: HttpResponse): CreateOutcome {
+function classifySuccess(response: HttpResponse, context: ResponseContext): CreateOutcome {
   if (response.cutAt !== undefined) {
-    return unknownAfterSuccess(`was larger than ${sizeText(response.cutAt)}, the most esign reads`, response);
+    return unknownAfterSuccess(
+      `was larger than ${sizeText(response.cutAt)}, the most esign reads`,
+      response,
+      context,
+    );
   }
-  if (response.text.trim() === '') return unknownAfterSuccess('was empty', response);
+  if (response.text.trim() === '') return unknownAfterSuccess('was empty', response, context);
   let data: unknown;
   try {
     data = JSON.parse(response.text);
   } catch {
-    return unknownAfterSuccess(looksLikeHtml(response) ? 'was an HTML page' : 'was not JSON', response);
+    return unknownAfterSuccess(
+      looksLikeHtml(response) ? 'was an HTML page' : 'was not JSON',
+      response,
+      context,
+    );
   }
   const parsed = parseCreateResponse(data);
   if (parsed.success) return { kind: 'created', envelope: parsed.data.data, requestId: response.requestId };
-  return unknownAfterSuccess('does not match the API spec', response, describeIssues(parsed.error.issues));
+  return unknownAfterSuccess(
+    'does not match the API spec',
+    response,
+    context,
+    describeIssues(parsed.error.issues),
+  );
 }
 
-function unknownAfterSuccess(what: string, response: HttpResponse, details: string[] = []): CreateOutcome {
+function unknownAfterSuccess(
+  what: string,
+  response: HttpResponse,
+  context: ResponseContext,
+  details: string[] = [],
+): CreateOutcome {
   const { status, requestId } = response;
   const said = apiErrorMessage(
     `The API answered that it succeeded, but not with the envelope: its answer ${what}`,
@@ -196,7 +222,7 @@ function unknownAfterSuccess(what: string, response: HttpResponse, details: stri
     kind: 'unknown',
     error: new ServerError(
       `${said} The envelope may have been created.`,
-      { status, requestId, details: details.map(escapeControl), hint: UNKNOWN_OUTCOME_HINT },
+      { status, requestId, details: details.map(escapeControl), hint: unknownOutcomeHint(context.baseUrl) },
       OUTCOME_UNKNOWN,
     ),
   };
@@ -257,7 +283,7 @@ function clientError(response: HttpResponse, context: ResponseContext): CliError
  * created. Any other 5xx may come from a server that failed half-way, or from a gateway that gave up
  * waiting for one: the envelope may exist. Another status created nothing.
  */
-function classifyServerError(response: HttpResponse, now: number): CreateOutcome {
+function classifyServerError(response: HttpResponse, now: number, context: ResponseContext): CreateOutcome {
   const { status, requestId } = response;
   const server = status >= 500;
   const message = server
@@ -282,10 +308,5 @@ function classifyServerError(response: HttpResponse, now: number): CreateOutcome
     };
   }
   if (!server) return { kind: 'rejected', error: error('Try again later.') };
-  return {
-    kind: 'unknown',
-    error: error(
-      'The envelope may have been created before the failure: check before you try again, or the signatory may get two.',
-    ),
-  };
+  return { kind: 'unknown', error: error(unknownOutcomeHint(context.baseUrl)) };
 }

@@ -41,6 +41,8 @@ export interface Plan {
   skipped: number;
   /** Unknown in an earlier run and not to be sent again. */
   unknown: number;
+  /** The first of those (MAX_LISTED_UNKNOWN), by input line: which records to check. */
+  unknownRecords: HeldUnknown[];
   toSend: number;
   /** The first duplicates found, and how many there were. */
   duplicates: Duplicate[];
@@ -49,6 +51,12 @@ export interface Plan {
   records: () => Promise<SpooledRecord[]>;
   /** Lets go of the kept records. */
   dispose(): void;
+}
+
+/** A record an earlier run left with an unknown outcome, held back: its input line and signatory. */
+export interface HeldUnknown {
+  line: number;
+  email: string;
 }
 
 /** Records that are not valid: nothing is sent. */
@@ -69,6 +77,8 @@ export type Prepared =
 
 const MAX_LISTED_PROBLEMS = 20;
 const MAX_LISTED_DUPLICATES = 20;
+/** The most held-back unknown records a plan lists; Plan.unknown counts them all. */
+const MAX_LISTED_UNKNOWN = 20;
 
 /**
  * What makes two records the same envelope for the same person: template, signatory email (any
@@ -166,6 +176,7 @@ class RecordChecker {
   readonly #problems: Problem[] = [];
   #problemCount = 0;
   readonly #duplicates: Duplicate[] = [];
+  readonly #unknownRecords: HeldUnknown[] = [];
   #duplicateCount = 0;
   /** Lines the earlier run created (or may have) that still hold a record. */
   readonly #settledLines = new Set<number>();
@@ -284,6 +295,7 @@ class RecordChecker {
         total: this.#total,
         skipped: this.#skipped,
         unknown: this.#unknown,
+        unknownRecords: this.#unknownRecords,
         toSend: this.#toSend,
         duplicates: this.#duplicates,
         duplicateCount: this.#duplicateCount,
@@ -335,8 +347,12 @@ class RecordChecker {
   /** A valid record: skipped (created before), held back (unknown before), or kept to be sent. */
   #place(record: SpooledRecord, before: PreviousRecord | undefined): void {
     if (before?.state === 'created') this.#skipped++;
-    else if (before?.state === 'unknown' && !this.input.retryUnknown) this.#unknown++;
-    else {
+    else if (before?.state === 'unknown' && !this.input.retryUnknown) {
+      this.#unknown++;
+      if (this.#unknownRecords.length < MAX_LISTED_UNKNOWN) {
+        this.#unknownRecords.push({ line: record.line, email: record.email });
+      }
+    } else {
       this.#toSend++;
       this.spool?.writer.add(record);
     }

@@ -8,7 +8,7 @@
 // - a 401 stops the whole batch, and so do the first answered records all refused the same way
 //   (policy.ts's afterAnswer); an interrupt stops starting records and lets in-flight ones finish.
 import type { ApiClient } from '../api/client.js';
-import { type CreateOutcome, classifyFailure } from '../api/outcome.js';
+import type { CreateOutcome } from '../api/outcome.js';
 import { parseRateLimit } from '../api/rate-limit-headers.js';
 import { type BackoffOptions, DEFAULT_BACKOFF } from '../api/retry.js';
 import { type CliError, OUTCOME_UNKNOWN } from '../errors.js';
@@ -51,7 +51,7 @@ export interface ResultSink {
 }
 
 /** What the batch needs of the API client: a send, and the classifier with the client's context. */
-type BatchClient = Pick<ApiClient, 'sendCreate' | 'classify'>;
+type BatchClient = Pick<ApiClient, 'sendCreate' | 'classify' | 'classifyFailure'>;
 
 interface BatchJournal {
   /** Resolves once it is on disk that these records may be sent. */
@@ -378,7 +378,7 @@ class BatchRun {
       this.#abandoned++;
       return ABANDONED; // the journal says it left: a resume reports it as unknown
     }
-    return classifyFailure(error);
+    return this.#client.classifyFailure(error);
   }
 
   /** The first answered records all refused the same way: no new record starts (policy.ts). */

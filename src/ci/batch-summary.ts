@@ -94,6 +94,16 @@ export interface SummaryPrivacy {
   emails: boolean;
 }
 
+/**
+ * A record's signatory as a report may show it, decided once for the job summary and the log: its
+ * email when the privacy allows (`--summary-emails`), '—' for a record without one; undefined when
+ * it is left out.
+ */
+export function shownSignatory(email: string | undefined, privacy: SummaryPrivacy): string | undefined {
+  if (!privacy.emails) return undefined;
+  return email ?? '—';
+}
+
 /** The job summary: counts, time, rate, 429s, each error once, and a capped table of the records. */
 export function batchSummaryMarkdown(
   report: BatchReport,
@@ -117,8 +127,10 @@ export function batchSummaryMarkdown(
     const rows = [...report.records]
       .sort((a, b) => isUnknown(a) - isUnknown(b) || a.line - b.line)
       .slice(0, MAX_SUMMARY_ROWS);
-    const email = (row: ReportedRecord) =>
-      privacy.emails ? ` ${row.email ? markdownText(row.email) : '—'} |` : '';
+    const email = (row: ReportedRecord) => {
+      const shown = shownSignatory(row.email, privacy);
+      return shown === undefined ? '' : ` ${markdownText(shown)} |`;
+    };
     lines.push(
       `#### Failed and unknown records${problemCount > rows.length ? ` (${rows.length} of ${problemCount})` : ''}`,
       '',

@@ -9,13 +9,7 @@
 // (src/mcp/entry-check.ts). The token is never written: the server reads the profile's stored
 // token, or ESIGN_TOKEN from the environment the client starts it in.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import {
-  applyEdits,
-  modify,
-  type ParseError,
-  parse,
-  printParseErrorCode,
-} from 'jsonc-parser/lib/esm/main.js';
+import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { configDir, configFilePath } from '../config/paths.js';

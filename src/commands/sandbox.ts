@@ -193,7 +193,7 @@ function startupJson(sandbox: RunningSandbox, flags: SandboxFlags): string {
       seed_random: sandbox.randomSeed,
     },
     keep_requests: flags.keepRequests,
-    envelope_budget_mib: flags.envelopeBudget,
+    envelope_budget_mib: sandbox.envelopeBudget.bytes / (1024 * 1024),
     organisations: sandbox.organisations,
   })}\n`;
 }
@@ -301,6 +301,13 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<number> {
   if (!isLoopbackHost(flags.host)) {
     ctx.stderr.write(
       `warning: listening on ${flags.host}: anyone who can reach this machine can use the sandbox and its well-known tokens.\n`,
+    );
+  }
+  const budget = sandbox.envelopeBudget;
+  if (budget.byHeap) {
+    const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
+    ctx.stderr.write(
+      `note: envelopes may take ${mib(budget.bytes)}, not the ${mib(budget.askedBytes)} asked: that is what this Node's heap of ${mib(budget.heapLimitBytes)} holds beside the rest of the sandbox. Past it a create is answered 507; for more, start it with a larger heap (NODE_OPTIONS=--max-old-space-size=<MiB>).\n`,
     );
   }
   ctx.stdout.write(flags.json ? startupJson(sandbox, flags) : startupText(sandbox, flags, ctx));

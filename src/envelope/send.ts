@@ -2,7 +2,7 @@
 // stores (src/batch/policy.ts), with create's own bounds. Loaded only when a create is really sent,
 // so that a dry run or a usage error never loads the outcome, the policy or the rate-limit headers.
 import type { ApiClient } from '../api/client.js';
-import { type CreateOutcome, classifyFailure } from '../api/outcome.js';
+import type { CreateOutcome } from '../api/outcome.js';
 import { sleep } from '../api/retry.js';
 import type { CreateEnvelopeRequest, Envelope } from '../api/schemas.js';
 import { CREATE_BOUNDS, countRetry, nextStep, type RecordState } from '../batch/policy.js';
@@ -25,7 +25,7 @@ export async function createEnvelope(
     try {
       outcome = client.classify(await client.sendCreate(request, ctx.signal));
     } catch (error) {
-      outcome = classifyFailure(error);
+      outcome = client.classifyFailure(error);
     }
     const step = nextStep(outcome, state, CREATE_BOUNDS, { now: ctx.now().getTime() });
     if (outcome.kind === 'created') return outcome.envelope;

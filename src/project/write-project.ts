@@ -21,7 +21,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser/lib/esm/main.js';
+import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser';
 import { UsageError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
 import type { TemplateEntry, TemplateFields } from './template-entry.js';

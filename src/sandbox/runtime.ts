@@ -1,5 +1,6 @@
 // What the sandbox's routes share: the data, the bad-day dice, the clock and where it is reachable.
 import type { ServerResponse } from 'node:http';
+import type { EnvelopeBudget } from './envelope-budget.js';
 import type { Faults } from './faults/faults.js';
 import type { RingLog } from './ring-log.js';
 import type { StateFile } from './state/state-file.js';
@@ -47,5 +48,5 @@ export interface SandboxRuntime {
   /** The last envelopes created by this run (not those restored from --state). */
   readonly created: RingLog<EnvelopeRecord>;
   /** The most bytes of envelopes kept (envelopeBytes): past it a create is answered 507, nothing made. */
-  readonly envelopeBudget: number;
+  readonly envelopeBudget: EnvelopeBudget;
 }

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { escapeControl, escapedExcerpt, quotedExcerpt } from '../text/terminal-text.js';
+import { type EnvelopeBudget, envelopeBudget } from './envelope-budget.js';
 import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults/faults.js';
 import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './faults/rate-limit.js';
 import { createRequestLog, DEFAULT_KEEP_REQUEST_BYTES, keepBody as keepRequestBody } from './request-log.js';
@@ -70,7 +71,8 @@ export interface SandboxOptions {
   compactAfterBytes?: number;
   /**
    * The most memory the envelopes may take, about (their merge data and signatories, as UTF-16):
-   * past it a create is answered 507 and nothing is made. Default DEFAULT_ENVELOPE_BUDGET.
+   * past it a create is answered 507 and nothing is made. Default DEFAULT_ENVELOPE_BUDGET; never
+   * more than this process's heap can hold (envelope-budget.ts).
    */
   envelopeBudget?: number;
 }
@@ -114,6 +116,8 @@ export interface RunningSandbox {
   /** Changes bad-day options while running (tests); a new randomSeed restarts the dice. */
   configureFaults(changes: Partial<FaultOptions>): void;
   envelopeCount(): number;
+  /** The envelopes' budget in force: what was asked, or less when the heap is smaller. */
+  envelopeBudget: EnvelopeBudget;
   /** Stops accepting, finishes in-flight requests, saves the state file. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -256,7 +260,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       options.keepRequestBytes ?? DEFAULT_KEEP_REQUEST_BYTES,
     ),
     created: new RingLog(KEEP_ENVELOPES),
-    envelopeBudget: options.envelopeBudget ?? DEFAULT_ENVELOPE_BUDGET,
+    envelopeBudget: envelopeBudget(options.envelopeBudget ?? DEFAULT_ENVELOPE_BUDGET),
   };
 
   /** Rate-limit headers for answers that count nothing (404, 405 under the API's prefix). */
@@ -435,6 +439,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     requests: () => sandbox.requests.items().map((r) => ({ ...r, headers: redactedHeaders(r.headers) })),
     configureFaults: (changes) => faults.configure(changes),
     envelopeCount: () => store.envelopes.size,
+    envelopeBudget: sandbox.envelopeBudget,
     close,
   };
 }

@@ -7,15 +7,9 @@
 // also finds the position of a key, so a message can point at the offending key of a file. It
 // replaces two hand-written scanners; it reads JSONC, but with comments and trailing commas
 // reported as errors, and JSON.parse having the last word, the format stays JSON.
-// The ESM build by its path: the package's `main` is a UMD build whose require() calls esbuild
-// cannot follow.
-import {
-  findNodeAtLocation,
-  type Node,
-  parseTree,
-  printParseErrorCode,
-  visit,
-} from 'jsonc-parser/lib/esm/main.js';
+// Its public entry: the bundle takes its ES-module build (`module`, scripts/bundle-options.mjs), as
+// its UMD `main` holds require() calls esbuild cannot follow.
+import { findNodeAtLocation, type Node, parseTree, printParseErrorCode, visit } from 'jsonc-parser';
 
 export interface JsonSyntaxProblem {
   line: number;

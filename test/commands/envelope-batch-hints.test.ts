@@ -105,3 +105,88 @@ describe('envelope batch: errors and hints as create prints them', () => {
     expect(create.stderr).toContain(`hint: ${hint}`);
   });
 });
+
+describe('an unknown outcome against a loopback base URL: one piece of advice, in create and batch', () => {
+  const advice = () =>
+    `The outcome is unknown: the envelope may have been created. Check in the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${server.url}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret) whether it exists before you send it again, or the signatory may get two.`;
+  const env = () => ({ ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl });
+  const unknownReplies = [
+    ['a connection that broke after the request left', { kind: 'destroy' }],
+    ['a 500', json(500, { message: 'Server Error' })],
+    ['a 200 whose body is an HTML page', { kind: 'text', status: 200, body: '<html>Login</html>' }],
+  ] as const;
+
+  it.each(unknownReplies)(
+    'create, after %s: the hint names the sandbox’s envelope list',
+    async (_what, reply) => {
+      server.script(reply);
+      const create = await run(
+        [
+          'envelope',
+          'create',
+          '--template',
+          TEMPLATE,
+          '--name',
+          'Ada',
+          '--email',
+          'ada@example.com',
+          '--json',
+        ],
+        { env: env() },
+      );
+      expect(create.code).not.toBe(0);
+      const error = JSON.parse(create.stderr).error as { hint: string };
+      expect(error.hint).toBe(advice());
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it.each(unknownReplies)(
+    'batch, after %s: each record’s hint and the closing advice say the same',
+    async (_what, reply) => {
+      server.script(reply);
+      const dir = mkdtempSync(join(tmpdir(), 'esign-batch-unknown-'));
+      writeFileSync(join(dir, 'p.jsonl'), people(1));
+      const output = join(dir, 'results.jsonl');
+      const batch = await run(
+        ['envelope', 'batch', join(dir, 'p.jsonl'), '--template', TEMPLATE, '--output', output],
+        {
+          env: env(),
+        },
+      );
+      expect(batch.code).toBe(8);
+      const [result] = parseLines(readFileSync(output, 'utf8'));
+      expect(result.error.code).toBe('outcome_unknown');
+      expect(result.error.hint).toContain(
+        `in the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${server.url}/_sandbox/envelopes;`,
+      );
+      expect(batch.stderr).toContain(
+        `1 record has an unknown outcome: the envelope may exist. Check in the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${server.url}/_sandbox/envelopes;`,
+      );
+      expect(batch.stderr).not.toContain('dashboard');
+    },
+  );
+});
+
+describe('the records an earlier run left unknown, listed by line: bounded for a large batch', () => {
+  it('lists the first 20, says how many more, and gives the command that lists every one', async () => {
+    server.fallback(json(500, { message: 'Server Error' }));
+    const dir = mkdtempSync(join(tmpdir(), 'esign-batch-unknown-many-'));
+    writeFileSync(join(dir, 'p.jsonl'), people(25));
+    const output = join(dir, 'results.jsonl');
+    const env = { ESIGN_TOKEN: TOKEN, ESIGN_BASE_URL: server.baseUrl };
+    const args = ['envelope', 'batch', join(dir, 'p.jsonl'), '--template', TEMPLATE, '--output', output];
+    const first = await run([...args, '--keep-going'], { env });
+    expect(first.code).toBe(8);
+    expect(server.requests).toHaveLength(25);
+
+    const resumed = await run([...args, '--resume', '--dry-run'], { env });
+    expect(resumed.code).toBe(0);
+    expect(server.requests).toHaveLength(25); // a dry run sends nothing
+    const lines = Array.from({ length: 20 }, (_, i) => i + 1).join(', ');
+    expect(resumed.stderr).toContain(
+      `25 records an earlier run left with an unknown outcome are held back: lines ${lines}, and 5 more.\n  Every one: grep '"code":"outcome_unknown"' ${output}\n`,
+    );
+    expect(resumed.stderr).not.toContain('@example.com');
+  });
+});

@@ -384,7 +384,9 @@ describe('envelope create: API failures map to the contract', () => {
     const { code, stderr } = await create([]);
     expect(code).toBe(7);
     expect(stderr).toContain('Server Error');
-    expect(stderr).toContain('The envelope may have been created before the failure');
+    expect(stderr).toContain(
+      `hint: The outcome is unknown: the envelope may have been created. Check in the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${server.url}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret) whether it exists before you send it again, or the signatory may get two.`,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -398,7 +400,7 @@ describe('envelope create: API failures map to the contract', () => {
       /^The API answered that it succeeded, but not with the envelope: its answer was empty \(200, request id [^)]+\)\. The envelope may have been created\.$/,
     );
     expect(error.hint).toBe(
-      'Do not send it again without checking whether it exists: the signatory would get two.',
+      `The outcome is unknown: the envelope may have been created. Check in the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${server.url}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret) whether it exists before you send it again, or the signatory may get two.`,
     );
     server.script({
       kind: 'text',
@@ -442,7 +444,9 @@ describe('envelope create: API failures map to the contract', () => {
     const { code, stderr } = await create([]);
     expect(code).toBe(6);
     expect(stderr).toContain('after the request was sent');
-    expect(stderr).toContain('may have been created');
+    expect(stderr).toContain(
+      `hint: The outcome is unknown: the envelope may have been created. Check in the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${server.url}/_sandbox/envelopes;`,
+    );
     expect(server.requests).toHaveLength(1);
   });
 

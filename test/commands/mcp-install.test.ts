@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parse } from 'jsonc-parser/lib/esm/main.js';
+import { parse } from 'jsonc-parser';
 import { describe, expect, it } from 'vitest';
 import { layoutOf, MCP_CLIENTS, type McpClient } from '../../src/mcp/client-configs.js';
 import { createTestContext, runCli, type TestContext } from '../helpers/context.js';

@@ -4,25 +4,16 @@
 // exact-text patches looked for them, and a new internal module), built with the project's own build
 // script, sends a real create to the sandbox.
 import { execFile } from 'node:child_process';
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
+import { projectWithOwnCopyOf, scriptsUnder as scripts } from '../helpers/project-copy.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
 import { ACME_OFFER, startQuietSandbox, tokenOf } from '../sandbox/helpers.js';
 
 const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '../..');
 const MARKER = 'esign-upgrade-test-undici-7.99.0';
 
 let sandbox: RunningSandbox;
@@ -36,30 +27,6 @@ function edit(file: string, from: string, to: string): void {
   const text = readFileSync(file, 'utf8');
   expect(text, `${file} holds ${from}`).toContain(from);
   writeFileSync(file, text.replaceAll(from, to));
-}
-
-/** Every .js file under `dir`. */
-function scripts(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.js'))
-    .map((name) => join(dir, name));
-}
-
-/** The project's sources and build, with node_modules linked package by package and undici copied. */
-function projectWithOwnUndici(): { project: string; undici: string } {
-  const project = join(mkdtempSync(join(tmpdir(), 'esign-upgrade-')), 'esign');
-  for (const part of ['src', 'bin', 'scripts', 'package.json']) {
-    cpSync(join(ROOT, part), join(project, part), { recursive: true });
-  }
-  const modules = join(project, 'node_modules');
-  mkdirSync(modules);
-  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
-    if (name !== 'undici' && name !== '.bin')
-      symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
-  }
-  const undici = join(modules, 'undici');
-  cpSync(join(ROOT, 'node_modules', 'undici'), undici, { recursive: true });
-  return { project, undici };
 }
 
 /** A later undici 7: the same behaviour, other text. */
@@ -94,7 +61,7 @@ function upgrade(undici: string): void {
 
 describe('undici upgraded within its semver range', () => {
   it('builds with the unchanged build script and sends a real create', async () => {
-    const { project, undici } = projectWithOwnUndici();
+    const { project, dependency: undici } = projectWithOwnCopyOf('undici');
     upgrade(undici);
     const build = await run(process.execPath, [join(project, 'scripts', 'build.mjs')], { cwd: project });
     expect(build.stderr).toBe('');

@@ -1,7 +1,6 @@
 // The built CLI as a user runs it: `node bin/esign.js sandbox --port 0 --json`, stopped by SIGTERM or
 // SIGINT (exit 0), and killed with SIGKILL in the middle of creates with --state (the state is whole
 // on restart, with every envelope that was answered 200).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateEnvelopeResponse } from '../../src/api/schemas.js';
 import { startSandbox } from '../../src/commands/sandbox.js';
 import { freshConfigDir, runBin } from '../helpers/spawn.js';
+import { type SpawnedSandbox, spawnSandbox as spawnInFolder } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'bin', 'esign.js');
 const folder = mkdtempSync(join(tmpdir(), 'esign-sandbox-bin-'));
 
 beforeAll(() => {
@@ -20,44 +19,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-interface Started {
-  child: ChildProcess;
-  info: {
-    base_url: string;
-    url: string;
-    admin_secret: string;
-    organisations: { token: string; templates: { id: string }[] }[];
-  };
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+/** `esign sandbox --port 0 --json <args>` from the built bin, with this file's config folder. */
+const spawnSandbox = (args: string[]) => spawnInFolder(args, { ESIGN_CONFIG_DIR: join(folder, 'config') });
 
-async function spawnSandbox(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', ...args], {
-    env: { ...process.env, ESIGN_CONFIG_DIR: join(folder, 'config'), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-    child.on('exit', (code, signal) => done({ code, signal })),
-  );
-  const line = await new Promise<string>((done, fail) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes('\n')) done(stdout.slice(0, stdout.indexOf('\n')));
-    });
-    void exit.then(({ code }) =>
-      fail(new Error(`the sandbox exited with ${code} before printing: ${stderr}`)),
-    );
-  });
-  return { child, info: JSON.parse(line), stderr: () => stderr, exit };
-}
-
-function create(started: Started): Promise<Response> {
+function create(started: SpawnedSandbox): Promise<Response> {
   const org = started.info.organisations[0];
   return fetch(`${started.info.base_url}/native/envelopes/create`, {
     method: 'POST',

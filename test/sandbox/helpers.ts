@@ -1,4 +1,6 @@
 // Helpers for the sandbox's route tests: a quiet sandbox on 127.0.0.1 port 0 and raw HTTP calls.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/commands/sandbox.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/server.js';
@@ -116,4 +118,45 @@ export async function admin(
     headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+}
+
+/** A sandbox started from the built bin (`esign sandbox --port 0 --json …`), as a user starts it. */
+export interface SpawnedSandbox {
+  child: ChildProcess;
+  info: {
+    base_url: string;
+    url: string;
+    admin_secret: string;
+    envelope_budget_mib: number;
+    organisations: { token: string; templates: { id: string }[] }[];
+  };
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `node bin/esign.js sandbox --port 0 --json <args>` with `env` over this process's. */
+export async function spawnSandbox(args: string[], env: Record<string, string>): Promise<SpawnedSandbox> {
+  const bin = join(resolve(import.meta.dirname, '../..'), 'bin', 'esign.js');
+  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--json', ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.on('exit', (code, signal) => done({ code, signal })),
+  );
+  const line = await new Promise<string>((done, fail) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('\n')) done(stdout.slice(0, stdout.indexOf('\n')));
+    });
+    void exit.then(({ code }) =>
+      fail(new Error(`the sandbox exited with ${code} before printing: ${stderr}`)),
+    );
+  });
+  return { child, info: JSON.parse(line), stderr: () => stderr, exit };
 }

@@ -31,6 +31,9 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
 
 const fromEnv: ResponseContext = { baseUrl: 'http://127.0.0.1:9/api/v1', tokenSource: 'env ESIGN_TOKEN' };
 const noPrefix: ResponseContext = { baseUrl: 'http://127.0.0.1:9', tokenSource: 'profile default' };
+/** Every unknown outcome's hint, against these loopback base URLs (src/api/check-envelope.ts). */
+const CHECK_IN_SANDBOX =
+  "The outcome is unknown: the envelope may have been created. Check in the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' http://127.0.0.1:9/_sandbox/envelopes; `esign sandbox` printed the admin secret) whether it exists before you send it again, or the signatory may get two.";
 
 type Row = [
   name: string,
@@ -60,7 +63,7 @@ const rows: Row[] = [
       code: 'outcome_unknown',
       message:
         'The API answered that it succeeded, but not with the envelope: its answer was an HTML page (200, request id req-1). The envelope may have been created.',
-      hint: 'Do not send it again without checking whether it exists: the signatory would get two.',
+      hint: CHECK_IN_SANDBOX,
     },
   ],
   [
@@ -73,7 +76,7 @@ const rows: Row[] = [
       code: 'outcome_unknown',
       message:
         'The API answered that it succeeded, but not with the envelope: its answer does not match the API spec (200, request id req-1). The envelope may have been created.',
-      hint: 'Do not send it again without checking whether it exists: the signatory would get two.',
+      hint: CHECK_IN_SANDBOX,
     },
   ],
   [
@@ -236,7 +239,7 @@ const rows: Row[] = [
       kind: 'unknown',
       error: ServerError,
       message: 'The API failed (500, request id req-1). The API said: "Server Error"',
-      hint: 'The envelope may have been created before the failure: check before you try again, or the signatory may get two.',
+      hint: CHECK_IN_SANDBOX,
     },
   ],
   ['502', answer(502, 'Bad Gateway'), fromEnv, { kind: 'unknown', error: ServerError }],
@@ -279,9 +282,27 @@ describe('classifyAnswer: status × headers × body → outcome', () => {
 });
 
 describe('classifyFailure: a request that got no answer', () => {
-  it('sent (it may have reached the server) → unknown, the same error', () => {
-    const error = new NetworkError('Network error: the connection broke after the request was sent.', true);
-    expect(classifyFailure(error)).toEqual({ kind: 'unknown', error });
+  it('sent (it may have reached the server) → unknown, the same error with the hint every unknown outcome has', () => {
+    const error = new NetworkError('Network error: the connection broke after the request was sent.', true, {
+      requestId: 'req-1',
+      details: ['other side closed'],
+      hint: 'The outcome is unknown.',
+    });
+    const outcome = classifyFailure(error, fromEnv);
+    if (outcome.kind !== 'unknown') throw new Error(`expected unknown, got ${outcome.kind}`);
+    expect(outcome.error).toBeInstanceOf(NetworkError);
+    expect(outcome.error).toMatchObject({
+      message: error.message,
+      code: 'outcome_unknown',
+      exitCode: error.exitCode,
+      requestId: 'req-1',
+      details: ['other side closed'],
+      hint: CHECK_IN_SANDBOX,
+    });
+    const elsewhere = classifyFailure(error, { baseUrl: 'https://api.example.com/api/v1' });
+    expect(elsewhere.kind === 'unknown' && elsewhere.error.hint).toBe(
+      'The outcome is unknown: the envelope may have been created. Check in the dashboard whether it exists before you send it again, or the signatory may get two.',
+    );
   });
 
   it('never sent → retry, not_sent, no time said', () => {

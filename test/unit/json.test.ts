@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,14 @@ import {
   readJson,
   stripBom,
 } from '../../src/text/json.js';
+
+describe('jsonc-parser in the tests', () => {
+  it('is its ES-module build, as in the bundle (vitest.config.ts), not the UMD one through require()', () => {
+    expect(findJsonSyntaxProblem('{,}')).toBeDefined();
+    const required = Object.keys(createRequire(import.meta.url).cache);
+    expect(required.filter((path) => path.includes('jsonc-parser'))).toEqual([]);
+  });
+});
 
 describe('findJsonSyntaxProblem', () => {
   it('accepts everything JSON.stringify produces', () => {

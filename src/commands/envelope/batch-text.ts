@@ -4,9 +4,10 @@
 
 import { type FailureGroup, groupLinesText, MAX_ERROR_GROUPS } from '../../batch/failure-groups.js';
 import { SAME_FAILURE_STOP_AFTER } from '../../batch/policy.js';
-import type { Duplicate, InvalidRecords } from '../../batch/prepare.js';
+import type { Duplicate, HeldUnknown, InvalidRecords } from '../../batch/prepare.js';
 import type { BatchReport } from '../../batch/report.js';
 import type { RecordFailure } from '../../batch/run.js';
+import { type SummaryPrivacy, shownSignatory } from '../../ci/batch-summary.js';
 import {
   type CliError,
   InputError,
@@ -17,8 +18,8 @@ import {
 } from '../../errors.js';
 import { problemText } from '../../problems.js';
 import { shellQuote } from '../../text/shell.js';
+import { escapeControl } from '../../text/terminal-text.js';
 import { secondsText, waitText } from '../../text/units.js';
-import { loopbackOrigin } from '../../transport/loopback.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -114,14 +115,39 @@ export function interruptedText(
 }
 
 /**
- * Where a person checks whether an envelope exists: the service's dashboard, or, where the base URL
- * is loopback (where `esign sandbox` listens, and which has no dashboard), the sandbox's envelope
- * list, with the command that shows it.
+ * The command that lists every unknown result of a results file (those of earlier runs too), as
+ * listFailuresCommand lists the failed ones.
  */
-export function whereToCheckEnvelopes(baseUrl: string | undefined): string {
-  const sandbox = loopbackOrigin(baseUrl);
-  if (sandbox === undefined) return 'the dashboard';
-  return `the sandbox's envelope list (curl -H 'Authorization: Bearer <admin secret>' ${sandbox}/_sandbox/envelopes; \`esign sandbox\` printed the admin secret)`;
+function listUnknownCommand(resultsFile: string): string {
+  return `grep '"code":"outcome_unknown"' ${shellQuote(resultsFile)}`;
+}
+
+/**
+ * The records an earlier run left with an unknown outcome, which this run did not send: each by its
+ * input line, with its signatory as the job summary shows it (shownSignatory: left out unless
+ * --summary-emails), the first ones, then how many more and, when the results are in a file, the
+ * command that lists every one. Where to check each is unknownNextStep's, which follows.
+ */
+export function heldUnknownText(
+  held: readonly HeldUnknown[],
+  count: number,
+  { privacy, resultsFile }: { privacy: SummaryPrivacy; resultsFile: string | undefined },
+): string {
+  if (count === 0 || held.length === 0) return '';
+  const shown = held.map(({ line, email }) => ({ line, who: shownSignatory(email, privacy) }));
+  const listed = shown.some(({ who }) => who !== undefined)
+    ? shown
+        .map(({ line, who }) => `line ${line}${who === undefined ? '' : ` (${escapeControl(who)})`}`)
+        .join(', ')
+    : `${held.length === 1 ? 'line' : 'lines'} ${held.map(({ line }) => line).join(', ')}`;
+  const more = count - held.length;
+  const records = count === 1 ? '1 record' : `${count} records`;
+  let text = `${records} an earlier run left with an unknown outcome ${count === 1 ? 'is' : 'are'} held back: ${listed}${more > 0 ? `, and ${more} more` : ''}.\n`;
+  if (more > 0 && resultsFile !== undefined) text += `  Every one: ${listUnknownCommand(resultsFile)}\n`;
+  if (!privacy.emails) {
+    text += '  (Their signatories are left out, as in the job summary: the input has them at those lines.)\n';
+  }
+  return text;
 }
 
 /**

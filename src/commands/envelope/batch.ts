@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import * as z from 'zod/mini';
+import { whereToCheckEnvelopes } from '../../api/check-envelope.js';
 import type { BatchDefaults, InputFormat } from '../../batch/build-request.js';
 import { DurableAppender } from '../../batch/durable-file.js';
 import { type FailureGroup, sameErrorKey } from '../../batch/failure-groups.js';
@@ -70,6 +71,7 @@ import {
 import {
   duplicatesWarning,
   failureListText,
+  heldUnknownText,
   interruptedText,
   invalidRecordsError,
   listFailuresCommand,
@@ -78,7 +80,6 @@ import {
   stoppingText,
   summaryText,
   unknownNextStep,
-  whereToCheckEnvelopes,
 } from './batch-text.js';
 import { type NextCommandOptions, type NextStep, nextCommand } from './next-command.js';
 
@@ -400,6 +401,12 @@ async function dryRun(job: BatchJob, ctx: Context): Promise<number> {
   ctx.stderr.write(
     `Dry run: ${plan.total} records valid; ${plan.toSend} would be sent, ${plan.skipped} skipped (already created), ${plan.unknown} left unknown; ${plan.duplicateCount} ${plan.duplicateCount === 1 ? 'duplicate' : 'duplicates'}. Nothing was sent.\n`,
   );
+  ctx.stderr.write(
+    heldUnknownText(plan.unknownRecords, plan.unknown, {
+      privacy: { emails: job.summaryEmails },
+      resultsFile: job.output?.shownAs,
+    }),
+  );
   return ExitCode.ok;
 }
 
@@ -621,6 +628,12 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
   }
   if (run.sameFailure) ctx.stderr.write(sameFailureStopText(report, afterFixing(job, report)));
   if (report.unknown > 0) {
+    ctx.stderr.write(
+      heldUnknownText(plan.unknownRecords, plan.unknown, {
+        privacy: { emails: job.summaryEmails },
+        resultsFile: output?.shownAs,
+      }),
+    );
     ctx.stderr.write(
       unknownNextStep(report.unknown, {
         retryUnknown: output ? resumeCommand(job, ['--retry-unknown']) : undefined,

@@ -228,8 +228,12 @@ function showStats(call: AdminCall): void {
   sendJson(call.res, 200, {
     envelopes: sandbox.store.envelopes.size,
     envelope_bytes: sandbox.store.envelopeBytes,
-    envelope_budget_bytes: sandbox.envelopeBudget,
-    memory: { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed },
+    envelope_budget_bytes: sandbox.envelopeBudget.bytes,
+    memory: {
+      rss_bytes: memory.rss,
+      heap_used_bytes: memory.heapUsed,
+      heap_limit_bytes: sandbox.envelopeBudget.heapLimitBytes,
+    },
     uptime_seconds: Math.round((sandbox.now() - sandbox.startedAt) / 1000),
     faults: faultsView(sandbox.faults.options, sandbox.faults.queued),
     state_file: sandbox.stateFile?.path ?? null,

@@ -204,11 +204,15 @@ const MIB = 1024 * 1024;
  * (nothing was created: never a crash that loses every envelope answered before).
  */
 function hasRoom(res: ServerResponse, sandbox: SandboxRuntime, details: string): boolean {
-  const { store, envelopeBudget } = sandbox;
-  if (store.envelopeBytes + envelopeBytes(details) <= envelopeBudget) return true;
+  const { store, envelopeBudget: budget } = sandbox;
+  if (store.envelopeBytes + envelopeBytes(details) <= budget.bytes) return true;
   const held = (store.envelopeBytes / MIB).toFixed(1);
+  const most = `${(budget.bytes / MIB).toFixed(0)} MiB`;
+  const room = budget.byHeap
+    ? `give Node a larger heap: ${most} is what its heap of ${(budget.heapLimitBytes / MIB).toFixed(0)} MiB holds (NODE_OPTIONS=--max-old-space-size=<MiB>)`
+    : 'give it more room (esign sandbox --envelope-budget <MiB>)';
   sendJson(res, 507, {
-    message: `Insufficient Storage: the sandbox keeps at most ${(envelopeBudget / MIB).toFixed(0)} MiB of envelopes and holds ${held} MiB (${store.envelopes.size} envelopes); this envelope was not created. Restart the sandbox (with a new --state file, or none) or give it more room (esign sandbox --envelope-budget <MiB>).`,
+    message: `Insufficient Storage: the sandbox keeps at most ${most} of envelopes and holds ${held} MiB (${store.envelopes.size} envelopes); this envelope was not created. Restart the sandbox (with a new --state file, or none) or ${room}.`,
   });
   return false;
 }
