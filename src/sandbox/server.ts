@@ -114,6 +114,13 @@ export interface RunningSandbox {
   /** Changes bad-day options while running (tests); a new randomSeed restarts the dice. */
   configureFaults(changes: Partial<FaultOptions>): void;
   envelopeCount(): number;
+  /**
+   * With a state file: aborted when another sandbox took the state file over (this one stood still
+   * past its lock's lease); its reason is a SandboxError `state_lock_lost`. The sandbox then writes
+   * nothing more (its writes are answered 500), and its owner should close it; close() rejects with
+   * that error.
+   */
+  stateLost: AbortSignal | undefined;
   /** Stops accepting, finishes in-flight requests, saves the state file. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -435,6 +442,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     requests: () => sandbox.requests.items().map((r) => ({ ...r, headers: redactedHeaders(r.headers) })),
     configureFaults: (changes) => faults.configure(changes),
     envelopeCount: () => store.envelopes.size,
+    stateLost: stateFile?.lost,
     close,
   };
 }

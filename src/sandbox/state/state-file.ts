@@ -218,6 +218,7 @@ export class StateFile {
   #writing: Promise<void> | undefined;
   #failure: SandboxError | undefined;
   #closing: Promise<void> | undefined;
+  readonly #lost = new AbortController();
 
   readonly path: string;
   readonly store: SandboxStore;
@@ -238,6 +239,34 @@ export class StateFile {
     this.lockPath = `${path}.lock`;
     this.#compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
     this.#fileSystem = options.fileSystem;
+    const lockLost = options.fileSystem.lockLost(this.lockPath);
+    const onLost = () => this.#lost.abort(this.#lockLostError());
+    if (lockLost?.aborted) onLost();
+    else lockLost?.addEventListener('abort', onLost, { once: true });
+  }
+
+  /**
+   * Aborted when another sandbox took the state file over (this one stood still past its lock's
+   * lease): nothing more is written; the reason is a SandboxError `state_lock_lost`.
+   */
+  get lost(): AbortSignal {
+    return this.#lost.signal;
+  }
+
+  #lockLostError(): SandboxError {
+    return new SandboxError(
+      'state_lock_lost',
+      `Another sandbox took over the state file ${this.path} while this one stood still (its lock ${this.lockPath} was not renewed in time): this sandbox stopped serving and saved nothing more.`,
+      { file: this.path },
+    );
+  }
+
+  /** Whether the state file is still this sandbox's at this moment; false once it was taken over. */
+  async #stillHeld(): Promise<boolean> {
+    const held = this.#fileSystem.lockHeld(this.lockPath);
+    if (held === true || (await held)) return true;
+    if (!this.#lost.signal.aborted) this.#lost.abort(this.#lockLostError());
+    return false;
   }
 
   /** Locks, loads (or creates) the state file and starts journaling the store's changes. */
@@ -325,6 +354,8 @@ export class StateFile {
         this.#queue = [];
         this.#waiters = [];
         try {
+          // Never a write into a state file another sandbox took over: answered 500, never 200.
+          if (!(await this.#stillHeld())) throw this.#lost.signal.reason;
           if (this.#journalBytes >= this.#compactAfterBytes) {
             // The snapshot holds every change applied so far, the queued ones included.
             await this.#compact();
@@ -335,11 +366,14 @@ export class StateFile {
           }
           for (const waiter of waiters) waiter.resolve();
         } catch (error) {
-          this.#failure = new SandboxError(
-            'state_io',
-            `Cannot write the state file ${this.path}: ${(error as Error).message}.`,
-            { cause: error },
-          );
+          this.#failure =
+            error instanceof SandboxError
+              ? error
+              : new SandboxError(
+                  'state_io',
+                  `Cannot write the state file ${this.path}: ${(error as Error).message}.`,
+                  { cause: error },
+                );
           for (const waiter of [...waiters, ...this.#waiters]) waiter.reject(this.#failure);
           this.#waiters = [];
           this.#queue = [];
@@ -386,7 +420,9 @@ export class StateFile {
     this.#closing ??= (async () => {
       while (this.#writing) await this.#writing;
       try {
+        if (this.#lost.signal.aborted) throw this.#lost.signal.reason;
         if (this.#failure) throw this.#failure;
+        if (!(await this.#stillHeld())) throw this.#lost.signal.reason;
         await this.#compact();
         await this.#journal?.close();
         this.#journal = undefined;
