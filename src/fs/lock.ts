@@ -32,20 +32,11 @@
 // its own lock over as they would, under the same guard, with a fresh nonce; or it says the lock is
 // lost.
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  type FileHandle,
-  link,
-  open,
-  readFile,
-  rename,
-  rm,
-  unlink,
-  utimes,
-  writeFile,
-} from 'node:fs/promises';
+import { type FileHandle, link, open, rename, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { escapeControl } from '../text/terminal-text.js';
 import { currentBootId, currentPidNamespace, isRunning, processStartTime } from './process-identity.js';
+import { MAX_LOCK_BYTES, NotRegularFileError, readRegularFile } from './regular-file.js';
 
 /** How long a lock stays held without its owner touching it. */
 export const LEASE_MS = 60_000;
@@ -292,31 +283,22 @@ async function writeInPlace(path: string, content: string): Promise<boolean> {
 
 /** The lock's text, or undefined when there is no lock. */
 async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (code(error) === 'ENOENT') return undefined;
-    throw error;
-  }
+  return (await readLock(path))?.text;
 }
 
 /**
- * The lock's text and how long ago it was last touched, or undefined when there is no lock. Opened
- * before its times are read: a network file system checks its cached times on open.
+ * The lock's text and how long ago it was last touched, or undefined when there is no lock. Its
+ * times are read through the open file (a network file system checks its cached times on open).
+ * Anything but a regular file of a lock's size (a named pipe, a sparse file of 300 MB planted in a
+ * shared folder) is refused at the open: a NotRegularFileError, never a wait or a read into memory.
  */
 async function readLock(path: string): Promise<{ text: string; ageMs: number } | undefined> {
-  let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    const { text, stats } = await readRegularFile(path, MAX_LOCK_BYTES);
+    return { text, ageMs: Date.now() - stats.mtimeMs };
   } catch (error) {
     if (code(error) === 'ENOENT') return undefined;
     throw error;
-  }
-  try {
-    const { mtimeMs } = await handle.stat();
-    return { text: await handle.readFile('utf8'), ageMs: Date.now() - mtimeMs };
-  } finally {
-    await handle.close();
   }
 }
 
@@ -458,7 +440,8 @@ async function renewLease(lockPath: string, holding: Holding): Promise<boolean> 
     if (text !== holding.content) return lose(holding, takenOver(lockPath));
     const touched = new Date(start.wall);
     await utimes(lockPath, touched, touched);
-  } catch {
+  } catch (error) {
+    if (error instanceof NotRegularFileError) return lose(holding, takenOver(lockPath));
     return since(holding.renewed, momentNow()) < LEASE_SAFE_MS;
   }
   // Stood still between the look and the touch past the safe part of the lease: the touch may have
@@ -500,10 +483,7 @@ async function retakeLease(lockPath: string, holding: Holding): Promise<boolean>
   } catch (error) {
     return lose(
       holding,
-      new LockLostError(
-        `the lock ${lockPath} could not be renewed past its lease: ${(error as Error).message}`,
-        'unconfirmed',
-      ),
+      new LockLostError(`could not look at ${lockPath}: ${(error as Error).message}`, 'unconfirmed'),
     );
   } finally {
     if (!kept) written.delete(fresh);
@@ -537,6 +517,8 @@ async function takeLock(lockPath: string, content: string, errors: LockErrors, w
     try {
       attempt = await tryLock(lockPath, content, 0);
     } catch (error) {
+      // Something else than a lock where the lock goes: named, with what to do, as it is.
+      if (error instanceof NotRegularFileError) throw error;
       throw errors.failed(error);
     }
     if (attempt.acquired) return;

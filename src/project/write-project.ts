@@ -9,7 +9,6 @@ import {
   fsyncSync,
   linkSync,
   openSync,
-  readFileSync,
   realpathSync,
   renameSync,
   statSync,
@@ -20,6 +19,7 @@ import { basename, dirname, join } from 'node:path';
 import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser/lib/esm/main.js';
 import { UsageError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
+import { MAX_SETTINGS_BYTES, readRegularFileSync } from '../fs/regular-file.js';
 import type { TemplateEntry, TemplateFields } from './template-entry.js';
 
 /** The indentation and line end a file already uses (two spaces and \n for a new one). */
@@ -162,7 +162,7 @@ export async function changeFileLocked(
 
 function readIfThere(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFileSync(path, MAX_SETTINGS_BYTES).text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -60,6 +60,7 @@ import {
   readMergeDataFiles,
 } from '../../request/request.js';
 import { redact, redactStrings } from '../../text/redact.js';
+import { escapeControl } from '../../text/terminal-text.js';
 import {
   DURATION_EXPECTED,
   parseDuration,
@@ -746,7 +747,7 @@ function lockTakenOver(job: BatchJob, report: BatchReport, why: unknown): CliErr
   const shown = job.output?.shownAs ?? 'the results file';
   const what =
     why instanceof LockLostError && why.why === 'unconfirmed'
-      ? `This run could not renew its lock on --output ${shown} after standing still past its lease (${LEASE_MS / 1000} s): ${why.message}`
+      ? `This run stood still past its lease (${LEASE_MS / 1000} s), then could not make sure it still holds the lock on --output ${shown} (${escapeControl(why.message)})`
       : `Another run took over the lock on --output ${shown} while this run stood still (its lock was not renewed for ${LEASE_MS / 1000} s)`;
   return new CliError(
     `${what}; this run stopped starting records, with ${report.notSent} not sent.`,
