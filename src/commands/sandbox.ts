@@ -4,6 +4,7 @@
 //
 // The sandbox speaks HTTP, not CLI: it gets esign's lock and folder sync from here, and its errors
 // (SandboxError, by kind) become esign's here, with the flag to change and the exit code.
+import { constants } from 'node:fs';
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { CliError, type CliErrorOptions, ExitCode, InputError, UsageError } from '../errors.js';
@@ -17,6 +18,7 @@ import {
   lockLost,
   releaseLock,
 } from '../fs/lock.js';
+import { openRegularFile } from '../fs/regular-file.js';
 import { syncFolder } from '../fs/sync-folder.js';
 import { themeFor } from '../io/theme.js';
 import { globalOptions, share, wholeNumber } from '../options.js';
@@ -158,6 +160,19 @@ export const ESIGN_FILE_SYSTEM: StateFileSystem = {
   lockHeld: (lockPath) => lockHeld(lockPath),
   lockLost: (lockPath) => lockLost(lockPath),
   syncFolder: (folder) => syncFolder(folder),
+  openFile: async (path, how) => {
+    const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT } = constants;
+    const flags = { read: O_RDONLY, append: O_WRONLY | O_APPEND | O_CREAT, write: O_WRONLY | O_CREAT }[how];
+    const { handle } = await openRegularFile(path, flags, { mode: 0o600 });
+    try {
+      // Emptied once it is known to be a regular file (O_TRUNC would empty whatever is there).
+      if (how === 'write') await handle.truncate(0);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return handle;
+  },
 };
 
 /** Reads and checks a --seed file; its problems as esign's errors. */

@@ -149,5 +149,22 @@ describe.runIf(asRootWithNobody)(
       },
       60_000,
     );
+
+    it.each(['sandbox.json', 'sandbox.json.tmp', 'sandbox.json.journal', 'sandbox.json.lock'])(
+      'a FIFO planted by nobody as %s beside a sandbox --state: the sandbox refuses to start, exit 2',
+      async (name) => {
+        const { dir } = sharedFolder();
+        as('nobody', `mkfifo ${shellQuote(join(dir, name))}`);
+        const state = join(dir, 'sandbox.json');
+        const result = await runBin(['sandbox', '--port', '0', '--state', state], {
+          env: { ESIGN_CONFIG_DIR: freshConfigDir() },
+          timeoutMs: 20_000,
+        });
+        expect(result.signal, result.stderr).toBeNull(); // not killed by the timeout: it did not hang
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toContain(`${join(dir, name)} is a named pipe (FIFO)`);
+      },
+      60_000,
+    );
   },
 );

@@ -101,6 +101,7 @@ describe('the sandbox on its own', () => {
         calls.push(`sync ${syncedFolder}`);
         esignFileSystem.syncFolder(syncedFolder);
       },
+      openFile: (path, how) => esignFileSystem.openFile(path, how),
       lockHeld: (lockPath) => esignFileSystem.lockHeld(lockPath),
       lockLost: (lockPath) => esignFileSystem.lockLost(lockPath),
     };

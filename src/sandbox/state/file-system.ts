@@ -4,6 +4,8 @@
 // (src/commands/sandbox.ts passes esign's) instead of being imported: the sandbox imports only the
 // wire schemas and the text helpers.
 
+import type { FileHandle } from 'node:fs/promises';
+
 interface LockErrors {
   /** The lock is held by process `owner`; `where` says where and since when (" on ci-7 since …"), when the lock says. */
   busy(owner: number, where?: string): Error;
@@ -26,4 +28,10 @@ export interface StateFileSystem {
   lockLost(lockPath: string): AbortSignal | undefined;
   /** Makes a folder's new entries (a rename) durable. */
   syncFolder(folder: string): void;
+  /**
+   * Opens a file of the state (`read`; `append`, created 0600 when missing; `write`, created 0600
+   * and emptied) without blocking, and only when it is a regular file: a named pipe planted where a
+   * state file goes is refused at the open, never waited on. ENOENT as it is.
+   */
+  openFile(path: string, how: 'read' | 'append' | 'write'): Promise<FileHandle>;
 }

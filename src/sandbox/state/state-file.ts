@@ -10,7 +10,7 @@
 // After kill -9 the journal's last line may be cut short: that write was never acknowledged, and it
 // is skipped with a note. Anything else that does not parse is reported, with its path, and never
 // replaced.
-import { type FileHandle, open, readFile, rm, stat } from 'node:fs/promises';
+import { type FileHandle, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseJsonText } from '../../text/json.js';
 import { SandboxError } from '../sandbox-error.js';
@@ -51,14 +51,18 @@ const CORRUPT_HINT = 'The file was left as it is. Move it away to start afresh, 
 /** The state file or its journal holds something else than a sandbox's state: left as it is. */
 const corrupt = (message: string) => new SandboxError('state_corrupt', message, { hint: CORRUPT_HINT });
 
-async function readIfExists(path: string): Promise<string | undefined> {
+async function readIfExists(path: string, files: StateFileSystem): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    const handle = await files.openFile(path, 'read');
+    try {
+      return await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SandboxError('state_io', `Cannot read the state file ${path}: ${(error as Error).message}.`, {
-      cause: error,
-    });
+    const why = (error as Error).message.replace(/\.$/, '');
+    throw new SandboxError('state_io', `Cannot read the state file ${path}: ${why}.`, { cause: error });
   }
 }
 
@@ -298,8 +302,8 @@ export class StateFile {
   static async #load(path: string, options: OpenStateOptions): Promise<StateFile> {
     const journalPath = `${path}.journal`;
     const fingerprint = seedFingerprint(options.seed);
-    const snapshotText = await readIfExists(path);
-    const journalText = await readIfExists(journalPath);
+    const snapshotText = await readIfExists(path, options.fileSystem);
+    const journalText = await readIfExists(journalPath, options.fileSystem);
     // A missing or empty file (`--state "$(mktemp)"`) starts a new state; a crash never leaves an empty one.
     if (snapshotText === undefined || snapshotText.trim() === '') {
       if (journalText !== undefined && journalText !== '') {
@@ -327,8 +331,8 @@ export class StateFile {
 
   /** Folds everything into a fresh snapshot, empties the journal and journals every later change. */
   async #startJournal(): Promise<void> {
-    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem.syncFolder);
-    this.#journal = await open(this.journalPath, 'a', 0o600);
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem);
+    this.#journal = await this.#fileSystem.openFile(this.journalPath, 'append');
     await this.#journal.truncate(0);
     this.store.onChange = (change) => this.#append(journalLine(change));
   }
@@ -405,7 +409,7 @@ export class StateFile {
   }
 
   async #compact(): Promise<void> {
-    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem.syncFolder);
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem);
     await (this.#journal as FileHandle).truncate(0);
     this.#journalBytes = 0;
   }
