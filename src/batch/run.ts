@@ -366,8 +366,13 @@ class BatchRun {
   }
 
   /**
-   * Before a request leaves: the output is still the run's (its lock held at this moment), then the
-   * journal notes it. In that order, so that a request that never left is never reported as unknown.
+   * Before a request leaves: the output is still the run's (its lock held at this moment), the
+   * journal notes it, and the lock is still held after the note. The first look keeps a run that
+   * knows it lost its output from noting a request it will not send (a resume would call it
+   * unknown); the second closes the gap of a run stopped between the first look and the note: a
+   * run that took the output over meanwhile did not see the note, so the request must not leave,
+   * and only a request noted before a look that found the lock held ever leaves (a run that takes
+   * the output over after that look reads the note and never sends the record again).
    * False: it does not leave; a lock no longer held also starts no new record.
    */
   #mayLeave(record: BatchRecord): true | Promise<boolean> {
@@ -377,21 +382,25 @@ class BatchRun {
   }
 
   async #noteLeaving(record: BatchRecord, held: boolean | Promise<boolean>): Promise<boolean> {
-    if (held !== true && !(await held)) {
-      this.#pacer.lost();
-      if (!this.#halt.signal.aborted) this.#halt.abort(new Error('the output is no longer this run’s'));
-      return false;
-    }
+    if (!(await this.#stillHeld(held))) return false;
     if (!this.#journal) return true;
     try {
       await this.#journal.sent(record);
-      return true;
     } catch (error) {
       // The journal could not note it (a full disk): so it is not sent.
       this.#pacer.lost();
       this.#outputBroke(error);
       return false;
     }
+    return this.#stillHeld(this.#ports.held?.() ?? true);
+  }
+
+  /** Whether the output's lock is held (lockHeld's answer); when not, no new record starts. */
+  async #stillHeld(held: boolean | Promise<boolean>): Promise<boolean> {
+    if (held === true || (await held)) return true;
+    this.#pacer.lost();
+    if (!this.#halt.signal.aborted) this.#halt.abort(new Error('the output is no longer this run’s'));
+    return false;
   }
 
   /** Tells the pacer of an answer, and classifies it with the client's context. */
