@@ -76,8 +76,9 @@ const EXIT_CODES = `Exit codes
   7    Server failure: 5xx, or an answer that does not match the API spec.
   8    Batch finished, but some records failed (or it stopped sending after the first 20
        answered all failed with the same error; --keep-going sends every record).
-  9    The output could not be written (closed pipe, full disk): what was created is reported
-       on stderr.
+  9    The output could not be written (closed pipe, full disk), or its lock was taken over
+       while esign stood still (a batch's --output, a sandbox's --state): what was created is
+       reported on stderr.
   130  Interrupted (Ctrl-C).
 
 Examples:

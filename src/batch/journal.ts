@@ -11,11 +11,12 @@
 // after a reboot only the synced reservations are trusted, so every reserved record without a
 // newer result counts as unknown. Reservations are made a few dozen records ahead, so that one
 // sync covers many of them. The lines' formats are zod schemas in formats.ts.
-import { createReadStream, readFileSync } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
 import { uptime } from 'node:os';
 import type { Env } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isTornLine, readLinesKnowingLast } from '../fs/lines.js';
+import { openRegularFile } from '../fs/regular-file.js';
 import { DurableAppender } from './durable-file.js';
 import { formatJournalHeader, formatReservation, formatSentNote, parseJournalEntry } from './formats.js';
 import type { PreviousResults } from './previous-results.js';
@@ -129,7 +130,9 @@ export async function readJournal(path: string): Promise<JournalContents> {
   const contents: JournalContents = { boot: null, reserved: [], sent: [] };
   const fingerprints = new Map<number, string | undefined>();
   try {
-    const lines = readLinesKnowingLast(createReadStream(path));
+    // A regular file, decided at the open (a named pipe put there is refused, never waited on).
+    const { handle } = await openRegularFile(path, constants.O_RDONLY);
+    const lines = readLinesKnowingLast(handle.createReadStream());
     let lineNumber = 0;
     for await (const { text, last } of lines) {
       lineNumber++;

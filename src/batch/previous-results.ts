@@ -1,8 +1,8 @@
 // What an earlier run left in the results file (and in its pending journal), for a resumed run.
-import { createReadStream } from 'node:fs';
-import { appendFile, open, stat, truncate } from 'node:fs/promises';
-import { OUTCOME_UNKNOWN } from '../errors.js';
+import { constants } from 'node:fs';
+import { OUTCOME_UNKNOWN, UsageError } from '../errors.js';
 import { isTornLine, readLines } from '../fs/lines.js';
+import { openRegularFile } from '../fs/regular-file.js';
 import { parseResult } from './formats.js';
 
 type PreviousState = 'created' | 'unknown' | 'failed';
@@ -63,8 +63,9 @@ const isBreak = (byte: number) => byte === 10 || byte === 13;
  * editor, a tool that strips it) is a result like any other: it is kept.
  */
 export async function inspectTail(path: string): Promise<ResultsTail> {
-  const size = (await stat(path)).size;
-  const handle = await open(path, 'r');
+  // A regular file, decided at the open (a named pipe put there is refused, never waited on).
+  const { handle, stats } = await openRegularFile(path, constants.O_RDONLY);
+  const { size } = stats;
   try {
     // Read backwards, a chunk at a time, until the last line with anything but blanks has begun.
     const chunks: Buffer[] = [];
@@ -113,8 +114,14 @@ function scanBackwards(chunk: Buffer, offset: number, scan: LineScan): void {
  * line that lacks one.
  */
 export async function repairTail(path: string, tail: ResultsTail): Promise<void> {
-  if (tail.end < tail.size) await truncate(path, tail.end);
-  else if (tail.unterminated) await appendFile(path, '\n');
+  if (tail.end >= tail.size && !tail.unterminated) return;
+  const { handle } = await openRegularFile(path, constants.O_WRONLY | constants.O_APPEND, { noFollow: true });
+  try {
+    if (tail.end < tail.size) await handle.truncate(tail.end);
+    else await handle.appendFile('\n');
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -130,7 +137,8 @@ export async function readPreviousResults(
   const results: PreviousResults = new Map();
   const end = (tail ?? (await inspectTail(path))).end;
   if (end === 0) return results;
-  const lines = readLines(createReadStream(path, { end: end - 1 }));
+  const { handle } = await openRegularFile(path, constants.O_RDONLY);
+  const lines = readLines(handle.createReadStream({ start: 0, end: end - 1 }));
   let lineNumber = 0;
   let offset = 0;
   for await (const text of lines) {

@@ -110,6 +110,12 @@ export interface BatchPorts {
   clock: () => number;
   /** Aborted on Ctrl-C: no new record starts; in-flight ones finish. */
   signal: AbortSignal;
+  /**
+   * Whether the run still holds its output (--output's lock) at this moment: asked before each
+   * request leaves, and answered at once while the lock was renewed a moment ago. False: the request
+   * does not leave, and no new record starts (the command aborts `signal` then, and says why).
+   */
+  held?: (() => boolean | Promise<boolean>) | undefined;
   /** Aborted on a second Ctrl-C: requests in flight are abandoned too (the journal keeps them). */
   abandon?: AbortSignal | undefined;
   /** Told what happens as it happens. */
@@ -331,16 +337,9 @@ class BatchRun {
       const turn = typeof ticket === 'object' ? await ticket : ticket;
       if (turn === false) return ABANDONED;
       if (turn === 'expired') return this.#waitedTooLong(state);
-      if (this.#journal) {
-        try {
-          await this.#journal.sent(record);
-        } catch (error) {
-          // The journal could not note it (a full disk): so it is not sent.
-          this.#pacer.lost();
-          this.#outputBroke(error);
-          return ABANDONED;
-        }
-      }
+      // At once (no await) while the output's lock was renewed a moment ago and there is no journal.
+      const leaving = this.#mayLeave(record);
+      if (leaving !== true && !(await leaving)) return ABANDONED;
       let outcome: CreateOutcome | Abandoned;
       try {
         const response = await this.#client.sendCreate(record.body, this.#ports.abandon);
@@ -359,6 +358,44 @@ class BatchRun {
       const waited = await this.#wait(record, { outcome: outcome as RetryOutcome, step }, state, deadline);
       if (waited !== true) return waited;
     }
+  }
+
+  /**
+   * Before a request leaves: the output is still the run's (its lock held at this moment), the
+   * journal notes it, and the lock is still held after the note. The first look keeps a run that
+   * knows it lost its output from noting a request it will not send (a resume would call it
+   * unknown); the second closes the gap of a run stopped between the first look and the note: a
+   * run that took the output over meanwhile did not see the note, so the request must not leave,
+   * and only a request noted before a look that found the lock held ever leaves (a run that takes
+   * the output over after that look reads the note and never sends the record again).
+   * False: it does not leave; a lock no longer held also starts no new record.
+   */
+  #mayLeave(record: BatchRecord): true | Promise<boolean> {
+    const held = this.#ports.held?.() ?? true;
+    if (held === true && !this.#journal) return true;
+    return this.#noteLeaving(record, held);
+  }
+
+  async #noteLeaving(record: BatchRecord, held: boolean | Promise<boolean>): Promise<boolean> {
+    if (!(await this.#stillHeld(held))) return false;
+    if (!this.#journal) return true;
+    try {
+      await this.#journal.sent(record);
+    } catch (error) {
+      // The journal could not note it (a full disk): so it is not sent.
+      this.#pacer.lost();
+      this.#outputBroke(error);
+      return false;
+    }
+    return this.#stillHeld(this.#ports.held?.() ?? true);
+  }
+
+  /** Whether the output's lock is held (lockHeld's answer); when not, no new record starts. */
+  async #stillHeld(held: boolean | Promise<boolean>): Promise<boolean> {
+    if (held === true || (await held)) return true;
+    this.#pacer.lost();
+    if (!this.#halt.signal.aborted) this.#halt.abort(new Error('the output is no longer this run’s'));
+    return false;
   }
 
   /** Tells the pacer of an answer, and classifies it with the client's context. */

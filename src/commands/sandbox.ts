@@ -4,11 +4,21 @@
 //
 // The sandbox speaks HTTP, not CLI: it gets esign's lock and folder sync from here, and its errors
 // (SandboxError, by kind) become esign's here, with the flag to change and the exit code.
+import { constants } from 'node:fs';
 import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { CliError, type CliErrorOptions, ExitCode, InputError, UsageError } from '../errors.js';
 import { describeReadError, isDiskFull } from '../fs/files.js';
-import { acquireLock, busyLockAdvice, heldWhere, releaseLock } from '../fs/lock.js';
+import {
+  acquireLock,
+  busyLockAdvice,
+  heldWhere,
+  LEASE_MS,
+  lockHeld,
+  lockLost,
+  releaseLock,
+} from '../fs/lock.js';
+import { openRegularFile } from '../fs/regular-file.js';
 import { syncFolder } from '../fs/sync-folder.js';
 import { themeFor } from '../io/theme.js';
 import { globalOptions, share, wholeNumber } from '../options.js';
@@ -123,6 +133,11 @@ const CLI_ERRORS: { [K in SandboxErrorKind]: (error: SandboxError) => CliError }
       cause: e,
     }),
   state_io: (e) => new StateFileError(e.message, asSaid(e)),
+  state_lock_lost: (e) =>
+    new CliError(e.message, ExitCode.outputFailed, 'state_lock_lost', {
+      hint: `Stop one of the two: the other sandbox serves --state ${e.file ?? ''} now, with every change this one saved before it stood still. A sandbox that stands still (a stopped job, Ctrl-Z) longer than ${LEASE_MS / 1000} s can lose its --state this way.`,
+      cause: e,
+    }),
 };
 
 /** A sandbox error as esign's (see CLI_ERRORS); anything else as it is. */
@@ -142,7 +157,22 @@ export const ESIGN_FILE_SYSTEM: StateFileSystem = {
       failed: errors.failed,
     }),
   releaseLock: (lockPath) => releaseLock(lockPath),
+  lockHeld: (lockPath) => lockHeld(lockPath),
+  lockLost: (lockPath) => lockLost(lockPath),
   syncFolder: (folder) => syncFolder(folder),
+  openFile: async (path, how) => {
+    const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT } = constants;
+    const flags = { read: O_RDONLY, append: O_WRONLY | O_APPEND | O_CREAT, write: O_WRONLY | O_CREAT }[how];
+    const { handle } = await openRegularFile(path, flags, { mode: 0o600 });
+    try {
+      // Emptied once it is known to be a regular file (O_TRUNC would empty whatever is there).
+      if (how === 'write') await handle.truncate(0);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return handle;
+  },
 };
 
 /** Reads and checks a --seed file; its problems as esign's errors. */
@@ -312,12 +342,19 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<number> {
   }
   ctx.stdout.write(flags.json ? startupJson(sandbox, flags) : startupText(sandbox, flags, ctx));
 
+  // Until Ctrl-C or SIGTERM; or until its --state was taken over by another sandbox (this one stood
+  // still past its lease): then it stops serving, writes nothing more, and close() says why (exit 9).
+  const stops = [ctx.signal, ...(sandbox.stateLost ? [sandbox.stateLost] : [])];
   await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (stops.some((signal) => signal.aborted)) resolve();
+    else for (const signal of stops) signal.addEventListener('abort', () => resolve(), { once: true });
   });
   flush();
-  ctx.stderr.write('Stopping: finishing requests in flight…\n');
+  ctx.stderr.write(
+    ctx.signal.aborted
+      ? 'Stopping: finishing requests in flight…\n'
+      : 'Stopping: another sandbox took over the state file; this one writes nothing more.\n',
+  );
   await sandbox.close();
   flush();
   ctx.stderr.write(sandbox.statePath ? `Stopped. State saved in ${sandbox.statePath}.\n` : 'Stopped.\n');

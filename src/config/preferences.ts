@@ -6,6 +6,7 @@
 // reported by the commands that read the config, never by a spinner. Every command's start loads
 // this module: node:fs is taken when a preference is read, since an ES-module import of it would load
 // fs/promises and readline for every `--help` and Tab.
+import { MAX_SETTINGS_BYTES, readRegularFileSync } from '../fs/regular-file.js';
 import { configFilePath } from './paths.js';
 
 /** The keys of the config file that are preferences of the person, not settings of a profile. */
@@ -15,8 +16,7 @@ export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
 /** A preference's stored value: true or false, or undefined when it is not set (or cannot be read). */
 export function storedPreference(dir: string, key: PreferenceKey): boolean | undefined {
   try {
-    const { readFileSync } = process.getBuiltinModule('node:fs');
-    const text = readFileSync(configFilePath(dir), 'utf8').replace(/^\uFEFF/, '');
+    const text = readRegularFileSync(configFilePath(dir), MAX_SETTINGS_BYTES).text.replace(/^\uFEFF/, '');
     const value: unknown = JSON.parse(text)?.[key];
     return typeof value === 'boolean' ? value : undefined;
   } catch {

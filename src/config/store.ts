@@ -7,10 +7,16 @@
 // same file through the same decoder without loading conf, which brings ajv with it and costs more
 // to load than the rest of a create's start-up. A file that cannot be read as esign's config is
 // reported with its path and never replaced.
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, mkdirSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { ConfigFileError } from '../errors.js';
 import { describeReadError, isDiskFull } from '../fs/files.js';
+import {
+  MAX_SETTINGS_BYTES,
+  NotRegularFileError,
+  openRegularFileSync,
+  readRegularFileSync,
+} from '../fs/regular-file.js';
 import { describeIssue, issuePath } from '../text/issues.js';
 import { locate, readBoundedJson } from '../text/json.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -83,9 +89,11 @@ export function readConfigFile(dir: string): ConfigFile {
   const path = configFilePath(dir);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A regular file of a sane size, decided at the open: a named pipe is refused, never waited on.
+    text = readRegularFileSync(path, MAX_SETTINGS_BYTES).text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if (error instanceof NotRegularFileError) throw error;
     throw cannotRead(path, error);
   }
   return parseConfigText(text, path);
@@ -142,6 +150,14 @@ export async function updateConfigFile(
     { waitMs: CONFIG_LOCK_WAIT_MS },
   );
   try {
+    // conf reads the file by its name: it is made sure of first, under the lock. In a shared folder
+    // (sticky, as /tmp) a file that is the user's (created here when missing) cannot be swapped by
+    // others afterwards; anything else there is refused at this open.
+    const { fd } = openRegularFileSync(path, constants.O_RDONLY | constants.O_CREAT, {
+      mode: 0o600,
+      maxBytes: MAX_SETTINGS_BYTES,
+    });
+    closeSync(fd);
     const store = openStore(Conf, dir, path);
     const config = store.store;
     change(config);

@@ -3,9 +3,15 @@
 // shows its age, and a command that sends with a token stored 90 days ago or more says so once on
 // stderr, at most once a day (a file in the config folder remembers when), never under --json, -q
 // or CI, and never once `esign config set token_age_reminder false` said no.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
+import {
+  MAX_LOCK_BYTES,
+  NotRegularFileError,
+  openRegularFileSync,
+  readRegularFileSync,
+} from '../fs/regular-file.js';
 import { inCi } from '../io/terminal.js';
 import { storedPreference } from './preferences.js';
 import { profileFlag, type Settings } from './settings.js';
@@ -50,14 +56,22 @@ export function remindOfTokenAge(settings: Settings, ctx: Context): void {
 function markReminded(dir: string, now: Date): boolean {
   const path = join(dir, REMINDED_FILE);
   try {
-    const last = Date.parse(readFileSync(path, 'utf8').trim());
+    const last = Date.parse(readRegularFileSync(path, MAX_LOCK_BYTES).text.trim());
     const since = now.getTime() - last;
     if (since >= 0 && since < DAY_MS) return false;
-  } catch {
-    // never reminded
+  } catch (error) {
+    // Never reminded; or something else than a regular file there (a named pipe): no reminder.
+    if (error instanceof NotRegularFileError) return false;
   }
   try {
-    writeFileSync(path, `${now.toISOString()}\n`, { mode: 0o600 });
+    // Never a wait on a named pipe put there: refused at the open, emptied once known to be a file.
+    const { fd } = openRegularFileSync(path, constants.O_WRONLY | constants.O_CREAT, { mode: 0o600 });
+    try {
+      ftruncateSync(fd, 0);
+      writeSync(fd, `${now.toISOString()}\n`);
+    } finally {
+      closeSync(fd);
+    }
     return true;
   } catch {
     return false;

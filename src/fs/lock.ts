@@ -22,16 +22,37 @@
 // owner is on this machine, in this namespace, and provably gone (not running, or its id now names
 // a process that started at another time, or this very process, which did not write it). An owner
 // elsewhere is never judged by its process id. `ownerIsGone` decides.
+//
+// An owner that stood still (a stopped job, a suspended machine) may have lost its lock without
+// having run a line of code since: `lockHeld` is what it asks before each step that needs the lock
+// (a batch's next request, a sandbox's next write). For LOCK_SURE_MS after a renewal it answers at
+// once, from two clocks (monotonic, which a stopped process still counts, and the wall clock, which
+// a suspended machine still counts); past that it looks at the lock (ours? then touched), and past
+// LEASE_SAFE_MS, when others may already judge the lease run out and be taking it over, it takes
+// its own lock over as they would, under the same guard, with a fresh nonce; or it says the lock is
+// lost.
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, link, open, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { type FileHandle, link, open, rename, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { escapeControl } from '../text/terminal-text.js';
 import { currentBootId, currentPidNamespace, isRunning, processStartTime } from './process-identity.js';
+import { MAX_LOCK_BYTES, NotRegularFileError, readRegularFile } from './regular-file.js';
 
 /** How long a lock stays held without its owner touching it. */
 export const LEASE_MS = 60_000;
 /** How often an owner touches the locks it holds. */
 export const LEASE_REFRESH_MS = 10_000;
+/**
+ * How long after a renewal an owner counts on its lock without looking at it (`lockHeld`): far
+ * inside the lease, so that nobody can have taken it over meanwhile, and short, so that a lock
+ * taken away by hand is noticed within seconds of sending.
+ */
+export const LOCK_SURE_MS = 2_000;
+/**
+ * How long after a renewal nobody else can judge the lease run out, allowing for clocks up to 30 s
+ * apart; past it, an owner takes its lock over again before it counts on it.
+ */
+const LEASE_SAFE_MS = LEASE_MS / 2;
 
 /**
  * What a lock file says of its owner. Older locks hold only the id (and boot and start time); `ageMs`
@@ -174,11 +195,31 @@ export interface LockOptions {
   waitMs?: number;
 }
 
+/** When a lock was last known to be this process's with a fresh lease, on both clocks. */
+interface Moment {
+  /** performance.now(): monotonic, counts while the process is stopped (not while the machine sleeps). */
+  mono: number;
+  /** Date.now(): counts while the machine sleeps; may be set back. */
+  wall: number;
+}
+
+const momentNow = (): Moment => ({ mono: performance.now(), wall: Date.now() });
+
+/** How long ago `then` was, by the clock that says longer (a wall clock set back: forever). */
+function since(then: Moment, now: Moment): number {
+  const wall = now.wall - then.wall;
+  return Math.max(now.mono - then.mono, wall < 0 ? Number.POSITIVE_INFINITY : wall);
+}
+
 /** What this process wrote into each lock it holds (so that it releases only its own), and its lease. */
 interface Holding {
   content: string;
   lease: NodeJS.Timeout | undefined;
   lost: AbortController;
+  /** When the lease was last renewed by this process (or the lock taken): nobody took it since. */
+  renewed: Moment;
+  /** The look at the lock under way, which every caller of lockHeld shares. */
+  confirming: Promise<boolean> | undefined;
 }
 const held = new Map<string, Holding>();
 /** Every lock text this process wrote and still stands by (taking or holding it): its own locks. */
@@ -242,31 +283,22 @@ async function writeInPlace(path: string, content: string): Promise<boolean> {
 
 /** The lock's text, or undefined when there is no lock. */
 async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (code(error) === 'ENOENT') return undefined;
-    throw error;
-  }
+  return (await readLock(path))?.text;
 }
 
 /**
- * The lock's text and how long ago it was last touched, or undefined when there is no lock. Opened
- * before its times are read: a network file system checks its cached times on open.
+ * The lock's text and how long ago it was last touched, or undefined when there is no lock. Its
+ * times are read through the open file (a network file system checks its cached times on open).
+ * Anything but a regular file of a lock's size (a named pipe, a sparse file of 300 MB planted in a
+ * shared folder) is refused at the open: a NotRegularFileError, never a wait or a read into memory.
  */
 async function readLock(path: string): Promise<{ text: string; ageMs: number } | undefined> {
-  let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    const { text, stats } = await readRegularFile(path, MAX_LOCK_BYTES);
+    return { text, ageMs: Date.now() - stats.mtimeMs };
   } catch (error) {
     if (code(error) === 'ENOENT') return undefined;
     throw error;
-  }
-  try {
-    const { mtimeMs } = await handle.stat();
-    return { text: await handle.readFile('utf8'), ageMs: Date.now() - mtimeMs };
-  } finally {
-    await handle.close();
   }
 }
 
@@ -297,8 +329,12 @@ async function tryLock(path: string, content: string, depth: number): Promise<At
 }
 
 /** Removes the lock at `path` if it still holds `staleText`; false when another process is on it. */
+/** The guard a takeover of the lock at `path` holding `staleText` takes first (one per text). */
+const takeoverGuard = (path: string, staleText: string) =>
+  `${path}.takeover-${createHash('sha256').update(staleText).digest('hex').slice(0, 16)}`;
+
 async function removeStale(path: string, staleText: string, content: string, depth: number) {
-  const guard = `${path}.takeover-${createHash('sha256').update(staleText).digest('hex').slice(0, 16)}`;
+  const guard = takeoverGuard(path, staleText);
   const attempt = await tryLock(guard, content, depth + 1);
   if (!attempt.acquired) return false;
   try {
@@ -321,6 +357,8 @@ export async function acquireLock(
 ): Promise<void> {
   const content = lockText(thisProcess);
   written.add(content);
+  // The lock's lease starts when it is created, after this moment.
+  const taken = momentNow();
   try {
     await takeLock(lockPath, content, errors, options.waitMs ?? 0);
   } catch (error) {
@@ -329,30 +367,137 @@ export async function acquireLock(
   }
   // The renewal holds its own record: a lock released and taken again in this process while a
   // renewal was reading the file is another record, which that renewal never touches.
-  const holding: Holding = { content, lease: undefined, lost: new AbortController() };
-  holding.lease = setInterval(() => void renewLease(lockPath, holding), LEASE_REFRESH_MS);
+  const holding: Holding = {
+    content,
+    lease: undefined,
+    lost: new AbortController(),
+    renewed: taken,
+    confirming: undefined,
+  };
+  holding.lease = setInterval(() => void confirmHolding(lockPath, holding), LEASE_REFRESH_MS);
   holding.lease.unref();
   held.set(lockPath, holding);
 }
 
+/** Why a lock this process held is no longer its own (the reason of lockLost's signal). */
+export class LockLostError extends Error {
+  constructor(
+    message: string,
+    /** `taken`: another process holds it now; `unconfirmed`: it could not be looked at past its lease. */
+    readonly why: 'taken' | 'unconfirmed',
+  ) {
+    super(message);
+    this.name = 'LockLostError';
+  }
+}
+
 /**
- * Touches a lock this process holds, so that its lease goes on. A lock that no longer holds what
- * this process wrote was taken over (this process stood still past the lease: a suspended laptop,
- * a stopped job): `lost` says so, and nothing more is touched.
+ * Whether this process holds the lock at `lockPath` at this moment: true at once within LOCK_SURE_MS
+ * of its last renewal (two clock readings, nothing else); otherwise a promise that looks at the lock
+ * and renews it, or retakes it past LEASE_SAFE_MS. False when it is lost (lockLost's signal is
+ * aborted then) or not held. Asked before each step that must not happen without the lock.
  */
-async function renewLease(lockPath: string, holding: Holding): Promise<void> {
+export function lockHeld(lockPath: string): boolean | Promise<boolean> {
+  const holding = held.get(lockPath);
+  if (holding === undefined || holding.lost.signal.aborted) return false;
+  const { renewed } = holding;
+  const wall = Date.now() - renewed.wall;
+  if (wall >= 0 && wall < LOCK_SURE_MS && performance.now() - renewed.mono < LOCK_SURE_MS) return true;
+  return confirmHolding(lockPath, holding);
+}
+
+/** One look at the lock at a time: every caller meanwhile shares it. */
+function confirmHolding(lockPath: string, holding: Holding): Promise<boolean> {
+  holding.confirming ??= renewLease(lockPath, holding).finally(() => {
+    holding.confirming = undefined;
+  });
+  return holding.confirming;
+}
+
+/** The lock is no longer this process's: nothing of it is touched any more, and lockLost says why. */
+function lose(holding: Holding, error: LockLostError): false {
+  clearInterval(holding.lease);
+  if (!holding.lost.signal.aborted) holding.lost.abort(error);
+  return false;
+}
+
+const takenOver = (lockPath: string) =>
+  new LockLostError(`the lock ${lockPath} was taken over by another process`, 'taken');
+
+/**
+ * Renews the lease of a lock this process holds: true when it is still this process's. Within
+ * LEASE_SAFE_MS of the last renewal nobody can have taken it over since, so the lock is read (ours?)
+ * and touched. A lock that no longer holds what this process wrote was taken over (this process
+ * stood still past the lease: a suspended laptop, a stopped job): lost. A lock that cannot be read
+ * or touched this once (a network file system away) is tried again while within LEASE_SAFE_MS.
+ */
+async function renewLease(lockPath: string, holding: Holding): Promise<boolean> {
+  const start = momentNow();
+  if (since(holding.renewed, start) >= LEASE_SAFE_MS) return retakeLease(lockPath, holding);
   try {
     const text = await readText(lockPath);
-    if (held.get(lockPath) !== holding) return; // released while the file was read
-    if (text !== holding.content) {
-      clearInterval(holding.lease);
-      holding.lost.abort(new Error(`the lock ${lockPath} was taken over`));
-      return;
+    if (held.get(lockPath) !== holding) return false; // released while the file was read
+    if (text !== holding.content) return lose(holding, takenOver(lockPath));
+    const touched = new Date(start.wall);
+    await utimes(lockPath, touched, touched);
+  } catch (error) {
+    if (error instanceof NotRegularFileError) return lose(holding, takenOver(lockPath));
+    return since(holding.renewed, momentNow()) < LEASE_SAFE_MS;
+  }
+  // Stood still between the look and the touch past the safe part of the lease: the touch may have
+  // met another's lock. Looked at again the careful way.
+  if (since(holding.renewed, momentNow()) >= LEASE_SAFE_MS) return retakeLease(lockPath, holding);
+  holding.renewed = start;
+  return true;
+}
+
+/**
+ * Past the safe part of its lease, others may judge this process's lock stale and be removing it:
+ * it is taken over again as they would take it (the takeover guard named after its text, then a
+ * look that it still holds that text), and replaced whole by a lock with a fresh nonce, so that a
+ * taker who read the old text leaves the new one alone. Another process on the guard, or another
+ * lock in place: lost. A lock that cannot be looked at: lost too (nothing may count on it).
+ */
+async function retakeLease(lockPath: string, holding: Holding): Promise<boolean> {
+  const old = holding.content;
+  const fresh = lockText(thisProcess);
+  written.add(fresh);
+  let kept = false;
+  try {
+    const guard = takeoverGuard(lockPath, old);
+    const attempt = await tryLock(guard, fresh, 1);
+    if (!attempt.acquired) return lose(holding, takenOver(lockPath));
+    try {
+      if ((await readText(lockPath)) !== old) return lose(holding, takenOver(lockPath));
+      if (held.get(lockPath) !== holding) return false;
+      const renewed = momentNow();
+      await replaceWhole(lockPath, fresh);
+      holding.content = fresh;
+      holding.renewed = renewed;
+      written.delete(old);
+      kept = true;
+      return true;
+    } finally {
+      await rm(guard, { force: true });
     }
-    const now = new Date();
-    await utimes(lockPath, now, now);
-  } catch {
-    // A lease that cannot be touched this once (a network file system away) is tried again.
+  } catch (error) {
+    return lose(
+      holding,
+      new LockLostError(`could not look at ${lockPath}: ${(error as Error).message}`, 'unconfirmed'),
+    );
+  } finally {
+    if (!kept) written.delete(fresh);
+  }
+}
+
+/** Puts `content` in place of the file at `path` in one step (a draft renamed over it). */
+async function replaceWhole(path: string, content: string): Promise<void> {
+  const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(draft, content, { flag: 'wx', mode: 0o600 });
+    await rename(draft, path);
+  } finally {
+    await unlink(draft).catch(() => undefined);
   }
 }
 
@@ -372,6 +517,8 @@ async function takeLock(lockPath: string, content: string, errors: LockErrors, w
     try {
       attempt = await tryLock(lockPath, content, 0);
     } catch (error) {
+      // Something else than a lock where the lock goes: named, with what to do, as it is.
+      if (error instanceof NotRegularFileError) throw error;
       throw errors.failed(error);
     }
     if (attempt.acquired) return;

@@ -3,16 +3,9 @@
 // group's folder, a CI volume): a file there may be another user's, planted before esign ran, or a
 // symbolic link to somewhere else. Windows has no POSIX owners here (process.geteuid is undefined):
 // every file counts as the user's there.
-import {
-  type BigIntStats,
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  type Stats,
-} from 'node:fs';
+import { type BigIntStats, closeSync, constants, ftruncateSync, type Stats } from 'node:fs';
 import type { Env } from '../context.js';
+import { openRegularFileSync } from './regular-file.js';
 
 /** Who is running esign: the effective uid, and under sudo the uid that ran sudo. */
 export interface CurrentUser {
@@ -67,26 +60,25 @@ class NotOwnFileError extends Error {
 
 /**
  * Opens `path` for appending (or, with `truncate`, to be written afresh), created with `mode` when
- * missing, never through a symbolic link (O_NOFOLLOW); with `env`, only when what is there is the
- * user's own (notOwnReason). Otherwise a NotOwnFileError, and nothing was written. A file found is
- * emptied only once it is known to be the user's.
+ * missing, never through a symbolic link and without blocking (a named pipe with nobody reading is
+ * refused at once, never waited on). With `env`, only a regular file (src/fs/regular-file.ts decides,
+ * at the open) that is the user's own (notOwnReason); every file esign writes signing URLs to is
+ * opened so. Otherwise a NotRegularFileError or a NotOwnFileError, and nothing was written. A file
+ * found is emptied only once it is known to be the user's. Without `env` (the appender's own tests
+ * write to /dev/full and to a pipe) what is there is not looked at.
  */
 export function openOwnFile(
   path: string,
   { mode, truncate = false, env }: { mode: number; truncate?: boolean; env: Env | undefined },
 ): number {
-  const noFollow = constants.O_NOFOLLOW ?? 0;
-  let fd: number;
+  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
+  const { fd, stats } = openRegularFileSync(path, flags, {
+    mode,
+    noFollow: true,
+    anyKind: env === undefined,
+  });
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | noFollow, mode);
-  } catch (error) {
-    // O_NOFOLLOW on a symbolic link: ELOOP (Linux, macOS), EMLINK (FreeBSD).
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new NotOwnFileError(path, 'is a symbolic link');
-    throw error;
-  }
-  try {
-    const reason = env === undefined ? undefined : notOwnReason(fstatSync(fd), currentUser(env));
+    const reason = env === undefined ? undefined : notOwnReason(stats, currentUser(env));
     if (reason !== undefined) throw new NotOwnFileError(path, reason);
     // Emptied through the descriptor that was checked: never a file swapped in since.
     if (truncate) ftruncateSync(fd, 0);

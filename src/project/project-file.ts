@@ -2,13 +2,14 @@
 // found in the current folder or the nearest parent and checked in beside the code that sends.
 // Precedence: flag > environment > project file > stored profile > default. It never holds a secret.
 // It is used only when it is trusted (./trust.ts); its text is data, escaped in every message.
-import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import type { Env } from '../context.js';
 import { UsageError } from '../errors.js';
 import { currentUser } from '../fs/ownership.js';
+import { MAX_SETTINGS_BYTES, NotRegularFileError, readRegularFileSync } from '../fs/regular-file.js';
 import { describeIssue } from '../text/issues.js';
 import { locate, readBoundedJson } from '../text/json.js';
 import { isPlainObject } from '../text/plain-object.js';
@@ -187,8 +188,10 @@ function namedProjectFile(path: string): string {
 function readProject(path: string, options: LookupOptions): ProjectLookup {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A regular file of a sane size, decided at the open: a named pipe is refused, never waited on.
+    text = readRegularFileSync(path, MAX_SETTINGS_BYTES).text;
   } catch (error) {
+    if (error instanceof NotRegularFileError) throw error;
     throw new UsageError(`Cannot read the project file ${escapeControl(path)}: ${(error as Error).message}.`);
   }
   try {

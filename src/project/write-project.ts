@@ -12,7 +12,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
@@ -24,6 +23,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser';
 import { UsageError } from '../errors.js';
 import { describeReadError } from '../fs/files.js';
+import { MAX_SETTINGS_BYTES, readRegularFileSync } from '../fs/regular-file.js';
 import type { TemplateEntry, TemplateFields } from './template-entry.js';
 
 /** The indentation and line end a file already uses (two spaces and \n for a new one). */
@@ -238,7 +238,7 @@ export const REMOVE_FILE = Symbol('remove the file');
 
 function readIfThere(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFileSync(path, MAX_SETTINGS_BYTES).text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

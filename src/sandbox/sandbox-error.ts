@@ -26,7 +26,12 @@ export type SandboxErrorKind =
   /** The lock beside the state file cannot be created. */
   | 'state_lock_failed'
   /** The state file cannot be read or written, or the sandbox is stopping. */
-  | 'state_io';
+  | 'state_io'
+  /**
+   * The state file's lock was taken over by another sandbox while this one stood still past its
+   * lease (`file`: the state file): this one must stop serving, and writes nothing more.
+   */
+  | 'state_lock_lost';
 
 export interface SandboxErrorOptions {
   hint?: string;

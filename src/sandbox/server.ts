@@ -118,6 +118,13 @@ export interface RunningSandbox {
   envelopeCount(): number;
   /** The envelopes' budget in force: what was asked, or less when the heap is smaller. */
   envelopeBudget: EnvelopeBudget;
+  /**
+   * With a state file: aborted when another sandbox took the state file over (this one stood still
+   * past its lock's lease); its reason is a SandboxError `state_lock_lost`. The sandbox then writes
+   * nothing more (its writes are answered 500), and its owner should close it; close() rejects with
+   * that error.
+   */
+  stateLost: AbortSignal | undefined;
   /** Stops accepting, finishes in-flight requests, saves the state file. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -440,6 +447,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     configureFaults: (changes) => faults.configure(changes),
     envelopeCount: () => store.envelopes.size,
     envelopeBudget: sandbox.envelopeBudget,
+    stateLost: stateFile?.lost,
     close,
   };
 }

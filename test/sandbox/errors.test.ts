@@ -101,6 +101,9 @@ describe('the sandbox on its own', () => {
         calls.push(`sync ${syncedFolder}`);
         esignFileSystem.syncFolder(syncedFolder);
       },
+      openFile: (path, how) => esignFileSystem.openFile(path, how),
+      lockHeld: (lockPath) => esignFileSystem.lockHeld(lockPath),
+      lockLost: (lockPath) => esignFileSystem.lockLost(lockPath),
     };
     const statePath = newStatePath();
     const sandbox = await startSandbox({ port: 0, statePath, fileSystem: recording });
@@ -130,7 +133,7 @@ describe('the sandbox on its own', () => {
 describe("esign's words for the sandbox's errors (commands/sandbox.ts)", () => {
   // Every kind, so a new kind without a row fails to compile: the code of --json errors, and the
   // flag that the message or hint names.
-  const table: Record<SandboxErrorKind, [code: string, flag: RegExp | null]> = {
+  const table: Record<SandboxErrorKind, [code: string, flag: RegExp | null, exit?: number]> = {
     bad_option: ['usage', null],
     port_in_use: ['usage', /--port 0/],
     port_forbidden: ['usage', /--port/],
@@ -143,8 +146,10 @@ describe("esign's words for the sandbox's errors (commands/sandbox.ts)", () => {
     state_folder_missing: ['state_file', /--state/],
     state_lock_failed: ['state_file', /--state/],
     state_io: ['state_file', null],
+    // Not bad input: the state could no longer be written (another sandbox took it over).
+    state_lock_lost: ['state_lock_lost', /--state \/tmp\/the-file/, ExitCode.outputFailed],
   };
-  it.each(Object.entries(table))('%s is exit 2 with code %j', (kind, [code, flag]) => {
+  it.each(Object.entries(table))('%s is exit 2 (or as noted) with code %j', (kind, [code, flag, exit]) => {
     const cause = Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
     const error = cliErrorOf(
       new SandboxError(kind as SandboxErrorKind, 'It went wrong.', {
@@ -156,7 +161,7 @@ describe("esign's words for the sandbox's errors (commands/sandbox.ts)", () => {
       }),
     ) as CliError;
     expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(ExitCode.usage);
+    expect(error.exitCode).toBe(exit ?? ExitCode.usage);
     expect(error.code).toBe(code);
     if (flag) expect(`${error.message} ${error.hint}`).toMatch(flag);
   });

@@ -18,7 +18,10 @@ import {
   heldWhere,
   LEASE_MS,
   LEASE_REFRESH_MS,
+  LOCK_SURE_MS,
+  LockLostError,
   type LockRecord,
+  lockHeld,
   lockLost,
   ownerIsGone,
   type ProcessView,
@@ -431,5 +434,87 @@ describe('the lease of a held lock', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe("lockHeld: whether the lock is this process's at this moment", () => {
+  /** Runs `body` with the wall clock under the test's hand (the monotonic clock stays real). */
+  async function withWallClock(body: (jump: (ms: number) => void) => Promise<void>) {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    try {
+      await body((ms) => vi.setSystemTime(Date.now() + ms));
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+  const newLock = () => join(mkdtempSync(join(tmpdir(), 'esign-lock-')), 'x.lock');
+
+  it('answers at once after a renewal; past LOCK_SURE_MS it looks at the lock and renews it first', async () => {
+    await withWallClock(async (jump) => {
+      const lockPath = newLock();
+      await acquireLock(lockPath, errors);
+      expect(lockHeld(lockPath)).toBe(true); // not a promise: nothing was read
+      jump(LOCK_SURE_MS + 500);
+      const text = readFileSync(lockPath, 'utf8');
+      const looked = lockHeld(lockPath);
+      expect(looked).toBeInstanceOf(Promise);
+      await expect(looked).resolves.toBe(true);
+      expect(Math.abs(statSync(lockPath).mtimeMs - Date.now())).toBeLessThan(1_000); // touched
+      expect(readFileSync(lockPath, 'utf8')).toBe(text);
+      expect(lockHeld(lockPath)).toBe(true);
+      // A wall clock set back is no proof of anything: looked at again.
+      jump(-60_000);
+      expect(lockHeld(lockPath)).toBeInstanceOf(Promise);
+      await releaseLock(lockPath);
+      expect(lockHeld(lockPath)).toBe(false);
+    });
+  });
+
+  it('a lock taken over while this process stood still: false, lost, and left alone', async () => {
+    await withWallClock(async (jump) => {
+      const lockPath = newLock();
+      await acquireLock(lockPath, errors);
+      writeFileSync(lockPath, '1\nsomeone else\n');
+      jump(LOCK_SURE_MS + 500);
+      await expect(lockHeld(lockPath)).resolves.toBe(false);
+      const reason = lockLost(lockPath)?.reason;
+      expect(reason).toBeInstanceOf(LockLostError);
+      expect((reason as LockLostError).why).toBe('taken');
+      expect(lockHeld(lockPath)).toBe(false);
+      await releaseLock(lockPath);
+      expect(readFileSync(lockPath, 'utf8')).toBe('1\nsomeone else\n');
+    });
+  });
+
+  it('past the safe part of its lease, takes its own lock over again with a fresh nonce', async () => {
+    await withWallClock(async (jump) => {
+      const lockPath = newLock();
+      await acquireLock(lockPath, errors);
+      const before = readFileSync(lockPath, 'utf8');
+      jump(LEASE_MS / 2 + 1_000);
+      await expect(lockHeld(lockPath)).resolves.toBe(true);
+      const after = readFileSync(lockPath, 'utf8');
+      expect(after.split('\n')[0]).toBe(String(process.pid));
+      expect(after).not.toBe(before); // a taker that read the old text leaves this one alone
+      expect(readdirSync(join(lockPath, '..'))).toEqual(['x.lock']); // no guard or draft left
+      await releaseLock(lockPath);
+      expect(existsSync(lockPath)).toBe(false);
+    });
+  });
+
+  it('past the safe part of its lease, with another process on the takeover guard: lost', async () => {
+    await withWallClock(async (jump) => {
+      const lockPath = newLock();
+      await acquireLock(lockPath, errors);
+      const text = readFileSync(lockPath, 'utf8');
+      const { createHash } = await import('node:crypto');
+      const guard = `${lockPath}.takeover-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+      writeFileSync(guard, '1\n0123456789abcdef01234567\n'); // process 1 runs: a live taker
+      jump(LEASE_MS / 2 + 1_000);
+      await expect(lockHeld(lockPath)).resolves.toBe(false);
+      expect(lockLost(lockPath)?.reason).toHaveProperty('why', 'taken');
+      expect(readFileSync(guard, 'utf8')).toBe('1\n0123456789abcdef01234567\n');
+      await releaseLock(lockPath);
+    });
   });
 });

@@ -13,7 +13,7 @@ import { loadPrevious } from '../../batch/resume.js';
 import type { Env } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { describeReadError, isDiskFull } from '../../fs/files.js';
-import { acquireLock, busyLockAdvice, heldWhere, lockLost, releaseLock } from '../../fs/lock.js';
+import { acquireLock, busyLockAdvice, heldWhere, lockHeld, lockLost, releaseLock } from '../../fs/lock.js';
 import { currentUser, notOwnReason, ownedByUser } from '../../fs/ownership.js';
 import { escapeControl } from '../../text/terminal-text.js';
 
@@ -175,6 +175,8 @@ export function refuseOverwrite(output: string, run: OutputRun): void {
 /** This run's hold on --output: `lost` aborts if another run took it over meanwhile. */
 export interface OutputClaim {
   lost: AbortSignal;
+  /** Whether the run holds --output at this moment (fs/lock.ts's lockHeld): asked before each request. */
+  held(): boolean | Promise<boolean>;
   release(): Promise<void>;
 }
 
@@ -210,5 +212,9 @@ export async function claimOutput(
     await releaseLock(lockPath);
     throw error;
   }
-  return { lost: lockLost(lockPath) ?? new AbortController().signal, release: () => releaseLock(lockPath) };
+  return {
+    lost: lockLost(lockPath) ?? new AbortController().signal,
+    held: () => lockHeld(lockPath),
+    release: () => releaseLock(lockPath),
+  };
 }

@@ -38,7 +38,7 @@ import type { Context, Env } from '../../context.js';
 import { createdEnvelopeText } from '../../envelope/created.js';
 import { CliError, ExitCode, OutputFailedError, UsageError } from '../../errors.js';
 import { describeReadError } from '../../fs/files.js';
-import { LEASE_MS } from '../../fs/lock.js';
+import { LEASE_MS, LockLostError } from '../../fs/lock.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { startProgress } from '../../io/progress.js';
 import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
@@ -53,6 +53,7 @@ import {
   readMergeDataFiles,
 } from '../../request/request.js';
 import { redact, redactStrings } from '../../text/redact.js';
+import { escapeControl } from '../../text/terminal-text.js';
 import {
   DURATION_EXPECTED,
   parseDuration,
@@ -64,6 +65,7 @@ import {
 import {
   claimOutput,
   loadEarlierResults,
+  type OutputClaim,
   realOutputPath,
   refuseForeignFiles,
   refuseOverwrite,
@@ -418,7 +420,7 @@ async function sendAll(job: BatchJob, ctx: Context): Promise<number> {
     const plan = await planOf(job, ctx, await earlierResults(job, true), true);
     try {
       if (plan.duplicateCount > 0 && !job.allowDuplicates) await settleDuplicates(job, ctx, plan);
-      const sent = await send(job, ctx, { plan, lost: claim?.lost });
+      const sent = await send(job, ctx, { plan, claim });
       return reportRun(job, ctx, plan, sent);
     } finally {
       plan.dispose();
@@ -470,8 +472,9 @@ interface Sent {
 async function send(
   job: BatchJob,
   ctx: Context,
-  { plan, lost }: { plan: Plan; lost: AbortSignal | undefined },
+  { plan, claim }: { plan: Plan; claim: OutputClaim | undefined },
 ): Promise<Sent> {
+  const lost = claim?.lost;
   const { concurrency, output } = job;
   const client = await connect(job.settings, ctx, {
     verbose: job.verbose,
@@ -533,8 +536,10 @@ async function send(
           : undefined,
       pacer,
       clock,
-      // A run whose lock was taken over starts no new record, as after a Ctrl-C.
+      // A run whose lock was taken over starts no new record, as after a Ctrl-C; and no request
+      // leaves unless the lock is known to be held at that moment (a stopped run learns it first).
       signal: lost ? AbortSignal.any([ctx.signal, lost]) : ctx.signal,
+      held: claim?.held,
       abandon: abandon.signal,
       events: (event) => onEvent(event, { job, ctx, progress }),
       recordError: (failure) => recordFailureError(failure, checkIn),
@@ -621,7 +626,7 @@ function reportRun(job: BatchJob, ctx: Context, plan: Plan, { report: run, secre
     );
     throw run.stoppedBy;
   }
-  if (lost?.aborted && !ctx.signal.aborted) throw lockTakenOver(job, report);
+  if (lost?.aborted && !ctx.signal.aborted) throw lockTakenOver(job, report, lost.reason);
   if (run.interrupted) {
     ctx.stderr.write(interruptedText(report.notSent, run.abandoned, output ? resumeCommand(job) : undefined));
     return ExitCode.interrupted;
@@ -754,10 +759,14 @@ function outputFailed(
  * machine, a stopped job): this run started no new record from then on. Both may have written to
  * the results, so neither is resumed by itself.
  */
-function lockTakenOver(job: BatchJob, report: BatchReport): CliError {
+function lockTakenOver(job: BatchJob, report: BatchReport, why: unknown): CliError {
   const shown = job.output?.shownAs ?? 'the results file';
+  const what =
+    why instanceof LockLostError && why.why === 'unconfirmed'
+      ? `This run stood still past its lease (${LEASE_MS / 1000} s), then could not make sure it still holds the lock on --output ${shown} (${escapeControl(why.message)})`
+      : `Another run took over the lock on --output ${shown} while this run stood still (its lock was not renewed for ${LEASE_MS / 1000} s)`;
   return new CliError(
-    `Another run took over the lock on --output ${shown} while this run stood still (its lock was not renewed for ${LEASE_MS / 1000} s); this run stopped starting records, with ${report.notSent} not sent.`,
+    `${what}; this run stopped starting records, with ${report.notSent} not sent.`,
     ExitCode.outputFailed,
     'output_lock_lost',
     {

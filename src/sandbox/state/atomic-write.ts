@@ -1,17 +1,18 @@
 // Replaces a file so that a reader (or a restart after kill -9 or a power cut) sees either the old
 // content or the new, never a mix: write a temporary file beside it, fsync, rename over, fsync the folder.
-import { open, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { StateFileSystem } from './file-system.js';
 
-/** `syncFolder` is the host's (state/file-system.ts). */
+/** `files` is the host's (state/file-system.ts): its folder sync, and its open of a regular file. */
 export async function writeFileAtomic(
   path: string,
   data: string,
-  syncFolder: (folder: string) => void,
+  files: Pick<StateFileSystem, 'syncFolder' | 'openFile'>,
 ): Promise<void> {
   // One writer per file (the state lock), so a fixed temporary name is enough and leaves no litter.
   const temporary = `${path}.tmp`;
-  const file = await open(temporary, 'w', 0o600);
+  const file = await files.openFile(temporary, 'write');
   try {
     await file.writeFile(data, 'utf8');
     await file.sync();
@@ -22,5 +23,5 @@ export async function writeFileAtomic(
   }
   await file.close();
   await rename(temporary, path);
-  syncFolder(dirname(path));
+  files.syncFolder(dirname(path));
 }

@@ -10,7 +10,7 @@
 // After kill -9 the journal's last line may be cut short: that write was never acknowledged, and it
 // is skipped with a note. Anything else that does not parse is reported, with its path, and never
 // replaced.
-import { type FileHandle, open, readFile, rm, stat } from 'node:fs/promises';
+import { type FileHandle, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseJsonText } from '../../text/json.js';
 import { SandboxError } from '../sandbox-error.js';
@@ -51,14 +51,18 @@ const CORRUPT_HINT = 'The file was left as it is. Move it away to start afresh, 
 /** The state file or its journal holds something else than a sandbox's state: left as it is. */
 const corrupt = (message: string) => new SandboxError('state_corrupt', message, { hint: CORRUPT_HINT });
 
-async function readIfExists(path: string): Promise<string | undefined> {
+async function readIfExists(path: string, files: StateFileSystem): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    const handle = await files.openFile(path, 'read');
+    try {
+      return await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SandboxError('state_io', `Cannot read the state file ${path}: ${(error as Error).message}.`, {
-      cause: error,
-    });
+    const why = (error as Error).message.replace(/\.$/, '');
+    throw new SandboxError('state_io', `Cannot read the state file ${path}: ${why}.`, { cause: error });
   }
 }
 
@@ -218,6 +222,7 @@ export class StateFile {
   #writing: Promise<void> | undefined;
   #failure: SandboxError | undefined;
   #closing: Promise<void> | undefined;
+  readonly #lost = new AbortController();
 
   readonly path: string;
   readonly store: SandboxStore;
@@ -238,6 +243,34 @@ export class StateFile {
     this.lockPath = `${path}.lock`;
     this.#compactAfterBytes = options.compactAfterBytes ?? 64 * 1024 * 1024;
     this.#fileSystem = options.fileSystem;
+    const lockLost = options.fileSystem.lockLost(this.lockPath);
+    const onLost = () => this.#lost.abort(this.#lockLostError());
+    if (lockLost?.aborted) onLost();
+    else lockLost?.addEventListener('abort', onLost, { once: true });
+  }
+
+  /**
+   * Aborted when another sandbox took the state file over (this one stood still past its lock's
+   * lease): nothing more is written; the reason is a SandboxError `state_lock_lost`.
+   */
+  get lost(): AbortSignal {
+    return this.#lost.signal;
+  }
+
+  #lockLostError(): SandboxError {
+    return new SandboxError(
+      'state_lock_lost',
+      `Another sandbox took over the state file ${this.path} while this one stood still (its lock ${this.lockPath} was not renewed in time): this sandbox stopped serving and saved nothing more.`,
+      { file: this.path },
+    );
+  }
+
+  /** Whether the state file is still this sandbox's at this moment; false once it was taken over. */
+  async #stillHeld(): Promise<boolean> {
+    const held = this.#fileSystem.lockHeld(this.lockPath);
+    if (held === true || (await held)) return true;
+    if (!this.#lost.signal.aborted) this.#lost.abort(this.#lockLostError());
+    return false;
   }
 
   /** Locks, loads (or creates) the state file and starts journaling the store's changes. */
@@ -269,8 +302,8 @@ export class StateFile {
   static async #load(path: string, options: OpenStateOptions): Promise<StateFile> {
     const journalPath = `${path}.journal`;
     const fingerprint = seedFingerprint(options.seed);
-    const snapshotText = await readIfExists(path);
-    const journalText = await readIfExists(journalPath);
+    const snapshotText = await readIfExists(path, options.fileSystem);
+    const journalText = await readIfExists(journalPath, options.fileSystem);
     // A missing or empty file (`--state "$(mktemp)"`) starts a new state; a crash never leaves an empty one.
     if (snapshotText === undefined || snapshotText.trim() === '') {
       if (journalText !== undefined && journalText !== '') {
@@ -298,8 +331,8 @@ export class StateFile {
 
   /** Folds everything into a fresh snapshot, empties the journal and journals every later change. */
   async #startJournal(): Promise<void> {
-    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem.syncFolder);
-    this.#journal = await open(this.journalPath, 'a', 0o600);
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem);
+    this.#journal = await this.#fileSystem.openFile(this.journalPath, 'append');
     await this.#journal.truncate(0);
     this.store.onChange = (change) => this.#append(journalLine(change));
   }
@@ -325,6 +358,8 @@ export class StateFile {
         this.#queue = [];
         this.#waiters = [];
         try {
+          // Never a write into a state file another sandbox took over: answered 500, never 200.
+          if (!(await this.#stillHeld())) throw this.#lost.signal.reason;
           if (this.#journalBytes >= this.#compactAfterBytes) {
             // The snapshot holds every change applied so far, the queued ones included.
             await this.#compact();
@@ -335,11 +370,14 @@ export class StateFile {
           }
           for (const waiter of waiters) waiter.resolve();
         } catch (error) {
-          this.#failure = new SandboxError(
-            'state_io',
-            `Cannot write the state file ${this.path}: ${(error as Error).message}.`,
-            { cause: error },
-          );
+          this.#failure =
+            error instanceof SandboxError
+              ? error
+              : new SandboxError(
+                  'state_io',
+                  `Cannot write the state file ${this.path}: ${(error as Error).message}.`,
+                  { cause: error },
+                );
           for (const waiter of [...waiters, ...this.#waiters]) waiter.reject(this.#failure);
           this.#waiters = [];
           this.#queue = [];
@@ -371,7 +409,7 @@ export class StateFile {
   }
 
   async #compact(): Promise<void> {
-    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem.syncFolder);
+    await writeFileAtomic(this.path, snapshotText(this.store, this.fingerprint), this.#fileSystem);
     await (this.#journal as FileHandle).truncate(0);
     this.#journalBytes = 0;
   }
@@ -386,7 +424,9 @@ export class StateFile {
     this.#closing ??= (async () => {
       while (this.#writing) await this.#writing;
       try {
+        if (this.#lost.signal.aborted) throw this.#lost.signal.reason;
         if (this.#failure) throw this.#failure;
+        if (!(await this.#stillHeld())) throw this.#lost.signal.reason;
         await this.#compact();
         await this.#journal?.close();
         this.#journal = undefined;
