@@ -133,12 +133,15 @@ export function streamsOf(ctx: Context): PromptStreams {
   return { input, output, signal: ctx.signal };
 }
 
-/** Shows what will be sent and asks once. False: the person said no. */
+/**
+ * Shows what will be sent and asks once. False: the person said no. In accessible mode the answer
+ * is an explicit y (Enter alone is no answer) and lines typed before the question are dropped.
+ */
 export async function confirmSend(summary: string, streams: PromptStreams): Promise<boolean> {
   const { plain } = streams;
   if (plain) {
     plain.say(`This envelope will be sent:\n${summary}`);
-    return answer(await plain.confirm('Send it?', true), streams);
+    return answer(await plain.confirm('Send it?', 'none'), streams);
   }
   note(summary, 'This envelope will be sent', streams);
   return answer(await confirm({ ...streams, message: 'Send it?', initialValue: true }), streams);

@@ -116,6 +116,34 @@ describe.skipIf(!hasTmux)('accessible mode at a terminal', () => {
     }
   });
 
+  it('"Send it?" takes an explicit y: an Enter typed ahead of it is dropped, Enter alone asks again', async () => {
+    const terminal = esignAt(
+      'esign-a11y-typeahead',
+      'envelope create --template nda --name Ada',
+      terminalEnv({ ESIGN_ACCESSIBLE: '1' }),
+    );
+    try {
+      await terminal.waitFor(/Signatory's email\?/);
+      // The last answer and a second Enter, typed at once, before the summary is shown.
+      terminal.typeLine('ada@example.com');
+      terminal.press('Enter');
+      const asked = await terminal.waitFor(/Send it\? Type y for yes or n for no, then press Enter\./);
+      expect(asked).not.toContain('Enter alone');
+      // Enter alone is no answer: the question is asked again, nothing is sent.
+      terminal.typeLine('');
+      await terminal.waitFor(/Type y or n\. Try again\./);
+      expect(await creates()).toEqual([]);
+      terminal.typeLine('n');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('Not sent.');
+      expect(final).toContain('exit=2');
+      expectAppendOnly(terminal.screens);
+      expect(await creates()).toEqual([]);
+    } finally {
+      terminal.close();
+    }
+  });
+
   it('ESIGN_ACCESSIBLE=1 turns it on too; Ctrl-D at a question stops, nothing sent (exit 130)', async () => {
     const terminal = esignAt(
       'esign-a11y-eof',
