@@ -39,7 +39,7 @@ import {
 } from '../../ci/batch-summary.js';
 import { githubActionsEnabled, maskValues, writeCommands } from '../../ci/github-actions.js';
 import { connect, loadSettings } from '../../config/connect.js';
-import type { Setting, Settings } from '../../config/settings.js';
+import { type Setting, type Settings, templateNamesOf } from '../../config/settings.js';
 import type { Context, Env } from '../../context.js';
 import { createdEnvelopeText } from '../../envelope/created.js';
 import { CliError, ExitCode, OutputFailedError, UsageError } from '../../errors.js';
@@ -49,7 +49,7 @@ import { promptsAllowed } from '../../io/interaction.js';
 import { startProgress } from '../../io/progress.js';
 import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
 import { problemSentence } from '../../problems.js';
-import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import { type ResolvedTemplate, resolveTemplate } from '../../project/templates.js';
 import {
   checkExpiryLimit,
   knownExpiryLimit,
@@ -182,7 +182,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context, actions: boolean): Pr
       ? { given, path: realOutputPath(given, flags.output), shownAs: flags.output }
       : undefined;
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(connectionOf(flags), ctx);
+  const settings = loadSettings(connectionOf(flags), ctx, { verbose: flags.verbose });
   const fromProject = settings.project?.content.defaults;
   const defaults = await readDefaults(flags, settings, ctx);
   const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
@@ -293,7 +293,7 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
     expiryFlag === undefined ? `defaults.expires_in_days of ${settings.project?.path}` : '--expires-in-days',
     problems,
   );
-  const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
+  const templates = templateNamesOf(settings, ctx.cwd);
   let template: ResolvedTemplate | undefined;
   if (flags.template !== undefined) {
     const resolved = resolveTemplate(flags.template, templates, '--template');

@@ -9,7 +9,7 @@ import {
   maskValues,
 } from '../../ci/github-actions.js';
 import { connect, loadSettings } from '../../config/connect.js';
-import type { Settings } from '../../config/settings.js';
+import { type Settings, templateNamesOf } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { createdButNotWritten } from '../../envelope/created.js';
 import type { AnswerChecks, AskedField, PromptStreams } from '../../envelope/interactive.js';
@@ -17,7 +17,7 @@ import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { connectionOf, globalOptions, repeated } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
-import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import { resolveTemplate } from '../../project/templates.js';
 import {
   buildCreateRequest,
   type CreateDraft,
@@ -66,7 +66,7 @@ const CREATE_FLAG_NAMES: InputNames = {
 export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(connectionOf(given), ctx);
+  const settings = loadSettings(connectionOf(given), ctx, { verbose: given.verbose });
   const fromFiles = await readMergeDataFiles(given.data, ctx, problems);
   const walkThrough = problems.length === 0 && wantsWalkThrough(given, settings, fromFiles, ctx);
   const flags = walkThrough ? await askForMissing(given, settings, fromFiles, ctx) : given;
@@ -245,7 +245,7 @@ function requiredFieldsToAsk(
   fromFiles: Readonly<Record<string, string>>,
   settings: Settings,
 ): AskedField[] {
-  const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
+  const names = templateNamesOf(settings);
   const resolved = resolveTemplate(template, names, '--template');
   if (!('id' in resolved) || resolved.fields === undefined) return [];
   const fields = resolved.fields;
@@ -266,7 +266,7 @@ async function askForMissing(
   ctx: Context,
 ): Promise<CreateOptions> {
   const walk = await import('../../envelope/interactive.js');
-  const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
+  const names = templateNamesOf(settings);
   const answers = await walk.askForMissing(
     { template: flags.template, name: flags.name, email: flags.email, set: flags.set },
     {
