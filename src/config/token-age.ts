@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { inCi } from '../io/terminal.js';
-import { storedPreference } from './preferences.js';
+import { PREFERENCE_DEFAULTS, storedPreference } from './preferences.js';
 import { profileFlag, type Settings } from './settings.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -35,7 +35,8 @@ export function remindOfTokenAge(settings: Settings, ctx: Context): void {
     settings.tokenStoredAt === undefined ? undefined : tokenAgeDays(settings.tokenStoredAt, ctx.now());
   if (days === undefined || days < ROTATE_AFTER_DAYS) return;
   if (inCi(ctx.env) || ctx.env.GITHUB_ACTIONS === 'true') return;
-  if (storedPreference(settings.configDir, 'token_age_reminder') === false) return;
+  const reminder = storedPreference(settings.configDir, 'token_age_reminder');
+  if (!(reminder ?? PREFERENCE_DEFAULTS.token_age_reminder)) return;
   if (!markReminded(settings.configDir, ctx.now())) return;
   const profile = settings.profile.value;
   ctx.stderr.write(
