@@ -97,6 +97,11 @@ describe.skipIf(!hasTmux)('accessible mode at a terminal', () => {
       terminal.typeLine('ada@');
       await terminal.waitFor(/Must be an email address, like ada@example\.com\. Try again\./);
       terminal.typeLine('ada@example.com');
+      // The sandbox's merge tags of the offer letter not given, each optional: left out.
+      for (const field of ['role', 'start_date', 'salary']) {
+        await terminal.waitFor(new RegExp(`${field}, optional: Enter alone leaves it out\\?`));
+        terminal.typeLine('');
+      }
       const summary = await terminal.waitFor(/Send it\? Type y for yes or n for no/);
       expect(summary).toContain('This envelope will be sent:');
       expect(summary).toContain('Ada Lovelace <ada@example.com>');
@@ -119,7 +124,7 @@ describe.skipIf(!hasTmux)('accessible mode at a terminal', () => {
   it('"Send it?" takes an explicit y: an Enter typed ahead of it is dropped, Enter alone asks again', async () => {
     const terminal = esignAt(
       'esign-a11y-typeahead',
-      'envelope create --template nda --name Ada',
+      'envelope create --template nda --name Ada --set counterparty=Acme --set effective_date=2027-01-04',
       terminalEnv({ ESIGN_ACCESSIBLE: '1' }),
     );
     try {
