@@ -45,6 +45,10 @@ export interface Plan {
   /** The first duplicates found, and how many there were. */
   duplicates: Duplicate[];
   duplicateCount: number;
+  /** The line of every record found to be a duplicate (a record the person may leave out). */
+  duplicateLines: ReadonlySet<number>;
+  /** How many of the records to send are duplicates: `toSend` less these are the others. */
+  duplicatesToSend: number;
   /** The records to send, in input order, some at a time (an empty array at the end). */
   records: () => Promise<SpooledRecord[]>;
   /** Lets go of the kept records. */
@@ -167,6 +171,8 @@ class RecordChecker {
   #problemCount = 0;
   readonly #duplicates: Duplicate[] = [];
   #duplicateCount = 0;
+  readonly #duplicateLines = new Set<number>();
+  #duplicatesToSend = 0;
   /** Lines the earlier run created (or may have) that still hold a record. */
   readonly #settledLines = new Set<number>();
   /** Each record's duplicate key, to the first line that had it. */
@@ -287,6 +293,8 @@ class RecordChecker {
         toSend: this.#toSend,
         duplicates: this.#duplicates,
         duplicateCount: this.#duplicateCount,
+        duplicateLines: this.#duplicateLines,
+        duplicatesToSend: this.#duplicatesToSend,
         records: reader ? () => reader.next() : async () => [],
         dispose: () => spool?.dispose(),
       },
@@ -329,6 +337,7 @@ class RecordChecker {
 
   #duplicate(duplicate: Duplicate): void {
     this.#duplicateCount++;
+    this.#duplicateLines.add(duplicate.line);
     if (this.#duplicates.length < MAX_LISTED_DUPLICATES) this.#duplicates.push(duplicate);
   }
 
@@ -338,6 +347,7 @@ class RecordChecker {
     else if (before?.state === 'unknown' && !this.input.retryUnknown) this.#unknown++;
     else {
       this.#toSend++;
+      if (this.#duplicateLines.has(record.line)) this.#duplicatesToSend++;
       this.spool?.writer.add(record);
     }
   }

@@ -215,6 +215,11 @@ describe.skipIf(!hasTmux)('accessible mode at a terminal', () => {
       const asked = await terminal.waitFor(/Send the duplicate anyway\? Type y for yes or n for no/);
       expect(asked).toContain('(Enter alone: no)');
       terminal.typeLine('');
+      // No: the other record without the duplicate is offered, and No again sends nothing.
+      await terminal.waitFor(
+        /Send the other 1 record, leaving out the duplicate\? Type y for yes or n for no/,
+      );
+      terminal.typeLine('');
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('Nothing was sent.');
       expect(final).toContain('exit=2');

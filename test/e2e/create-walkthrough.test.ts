@@ -1,7 +1,7 @@
 // `esign envelope create` at a real terminal (tmux) with things left out: the walk-through asks
 // for them, shows what will be sent and asks once; Ctrl-C at any prompt and "No" send nothing. The
 // sandbox's request log is the proof of what was (not) sent.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -367,13 +367,39 @@ describe.skipIf(!hasTmux)('envelope batch at a terminal, with duplicate records'
       const question = await terminal.waitFor(/Send the duplicate anyway\?/);
       expect(question).toContain('line 2: same template, signatory email and merge data as line 1');
       terminal.press('Enter');
+      await terminal.waitFor(/Send the other 1 record, leaving out the duplicate\?/);
+      terminal.press('Enter');
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('exit=2');
+      expect(final).toContain('Nothing was sent');
       expect(final).toContain('--allow-duplicates');
       expect(await creates()).toEqual([]);
     } finally {
       terminal.close();
     }
+  });
+
+  it('No, then yes to "all but the duplicates": the other records are sent, the duplicates left out', async () => {
+    const output = join(project, 'esign-dupes-but.jsonl');
+    const terminal = batch('esign-dupes-but', '');
+    try {
+      await terminal.waitFor(/Send the duplicate anyway\?/);
+      terminal.press('Enter');
+      await terminal.waitFor(/Send the other 1 record, leaving out the duplicate\?/);
+      terminal.press('Left', 'Enter');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('Sending 1 record; the duplicate left out, not sent.');
+      expect(final).toContain('exit=0');
+    } finally {
+      terminal.close();
+    }
+    const sent = await creates();
+    expect(sent).toHaveLength(1);
+    const lines = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((result) => [result.line, result.ok])).toEqual([[1, true]]);
   });
 
   it('Yes sends them; --yes sends them without asking', async () => {
