@@ -22,7 +22,7 @@ export const options = z.object({ ...globalOptions, force: z.optional(z.boolean(
 type InitOptions = z.infer<typeof options>;
 
 export async function run(flags: InitOptions, ctx: Context): Promise<number> {
-  const settings = loadSettings(connectionOf(flags), ctx);
+  const settings = loadSettings(connectionOf(flags), ctx, { verbose: flags.verbose });
   const target = join(ctx.cwd, PROJECT_FILE_NAME);
   if (existsSync(target) && !flags.force) {
     throw new UsageError(`${target} already exists; it was left as it is.`, {
