@@ -110,6 +110,15 @@ describe('the profile in use is empty while another is stored', () => {
       expect(verbose.stderr).toContain(line);
     expect(verbose.stderr).not.toMatch(/^\s+at /m);
     expect(verbose.stderr).not.toContain('NotAuthenticatedError');
+    // status says it under the profile, and its hint is how to use the profile set aside.
+    const status = await runBin(['status'], { env: { ...env, ESIGN_BASE_URL: sandbox.baseUrl } });
+    expect(status.code).toBe(3);
+    expect(status.stdout).toMatch(
+      /Profile {7}default \(default\)\n {16}ESIGN_BASE_URL gives the base URL, so profile 'sandbox' \(chosen by `esign profile use`\) is set aside/,
+    );
+    expect(status.stderr).toContain(
+      "hint: To use profile 'sandbox' with this base URL, add --profile sandbox or set ESIGN_PROFILE=sandbox.",
+    );
     // Named with --profile, it is used with that base URL, and nothing is said of setting it aside.
     const named = await runBin([...CREATE_ARGS, '-q', '--profile', 'sandbox'], {
       env: { ...env, ESIGN_BASE_URL: sandbox.baseUrl },
