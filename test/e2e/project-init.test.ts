@@ -1,7 +1,7 @@
 // A project file without typing it, through the built binary against the sandbox: `esign init`
 // writes the sandbox's templates with their fields, refuses to replace a file without --force, and
 // `esign templates set` adds or updates one template, keeping the rest of the file byte for byte.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,7 +125,12 @@ describe('esign init for a profile, and what it reads', () => {
   });
 
   it("the README's sequence runs as written: init --profile sandbox, then templates set on that name, then a production id", async () => {
-    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    // The README's passage, wherever the guides keep it (README.md, or docs/project-file.md).
+    const readme = ['../../docs/project-file.md', '../../README.md']
+      .map((path) => join(import.meta.dirname, path))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path, 'utf8'))
+      .join('\n');
     const block = readme.match(/```sh\n(\s*esign init --profile sandbox\n[\s\S]*?)```/)?.[1];
     expect(block).toBeDefined();
     // Lines joined at their `\`, then split into words as sh would (quotes kept together, then removed).
