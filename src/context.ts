@@ -39,8 +39,9 @@ export interface OutputStream {
    */
   writeRedacted?(chunk: string): unknown;
   /**
-   * Where a drawing for the person goes (a QR code): this stream, unless what is written to it is
-   * held back (stderr under --json holds notes for the error object), then the stream behind it.
+   * Where a drawing for the person goes (a QR code), or a warning that what they asked to see did
+   * not happen (--open): this stream, unless what is written to it is held back (stderr under
+   * --json holds notes for the error object), then the stream behind it.
    */
   drawing?(): OutputStream;
 }

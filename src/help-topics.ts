@@ -101,7 +101,8 @@ What it changes:
   - Questions (the walk-through of \`envelope create\`, the batch's duplicates question) are plain
     lines answered on a line of their own, never redrawn: choices are numbered and chosen by
     number, yes/no questions say which answer Enter gives, and a wrong answer is told on its own
-    line before the question is asked again.
+    line before the question is asked again. "Send it?" takes an explicit y or n (Enter alone
+    asks again), and what was typed before it was shown is dropped.
   - No meaning is carried by a symbol or a colour alone: ✓ goes (the words beside it say the same),
     → becomes "then", · becomes a semicolon.
   - Nothing is drawn with cursor moves: every line stays as it was written.

@@ -188,7 +188,7 @@ export async function reportError(error: unknown, ctx: Context, mode: ReportMode
     const hint = hintOf(error);
     if (hint) lines.push(`hint: ${hint}`);
     ctx.stderr.write(`${lines.join('\n')}\n`);
-    if (mode.verbose && error instanceof Error) ctx.stderr.write(`${traceOf(error)}\n`);
+    if (mode.verbose && tracedError(error)) ctx.stderr.write(`${traceOf(error)}\n`);
   }
   return known ? error.exitCode : ExitCode.internal;
 }
@@ -197,7 +197,7 @@ export async function reportError(error: unknown, ctx: Context, mode: ReportMode
 function jsonErrorBody(error: unknown, mode: ReportMode): Record<string, unknown> {
   const body = errorBody(error);
   if (mode.notes && mode.notes.length > 0) body.notes = mode.notes;
-  if (mode.verbose && error instanceof Error) body.trace = traceOf(error);
+  if (mode.verbose && tracedError(error)) body.trace = traceOf(error);
   return body;
 }
 
@@ -228,6 +228,20 @@ function writeAnnotation(
       `esign: ${known ? error.code : 'internal'} (exit ${known ? error.exitCode : ExitCode.internal})`,
       ctx.redact(`${messageOf(error)}${shown}${hint}`),
     ),
+  );
+}
+
+/**
+ * Whether --verbose shows an error's stack: not for a problem with what the user gave or set up
+ * (exit 2, or 3: no token, a token refused), where the message, its hint and the settings traced
+ * above say everything and a stack only hides them; for anything else (a network or server
+ * failure, an internal error), it does.
+ */
+function tracedError(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false;
+  return !(
+    error instanceof CliError &&
+    (error.exitCode === ExitCode.usage || error.exitCode === ExitCode.unauthenticated)
   );
 }
 

@@ -47,6 +47,10 @@ export interface Plan {
   /** The first duplicates found, and how many there were. */
   duplicates: Duplicate[];
   duplicateCount: number;
+  /** The line of every record found to be a duplicate (a record the person may leave out). */
+  duplicateLines: ReadonlySet<number>;
+  /** How many of the records to send are duplicates: `toSend` less these are the others. */
+  duplicatesToSend: number;
   /** The records to send, in input order, some at a time (an empty array at the end). */
   records: () => Promise<SpooledRecord[]>;
   /** Lets go of the kept records. */
@@ -178,6 +182,8 @@ class RecordChecker {
   readonly #duplicates: Duplicate[] = [];
   readonly #unknownRecords: HeldUnknown[] = [];
   #duplicateCount = 0;
+  readonly #duplicateLines = new Set<number>();
+  #duplicatesToSend = 0;
   /** Lines the earlier run created (or may have) that still hold a record. */
   readonly #settledLines = new Set<number>();
   /** Each record's duplicate key, to the first line that had it. */
@@ -299,6 +305,8 @@ class RecordChecker {
         toSend: this.#toSend,
         duplicates: this.#duplicates,
         duplicateCount: this.#duplicateCount,
+        duplicateLines: this.#duplicateLines,
+        duplicatesToSend: this.#duplicatesToSend,
         records: reader ? () => reader.next() : async () => [],
         dispose: () => spool?.dispose(),
       },
@@ -341,6 +349,7 @@ class RecordChecker {
 
   #duplicate(duplicate: Duplicate): void {
     this.#duplicateCount++;
+    this.#duplicateLines.add(duplicate.line);
     if (this.#duplicates.length < MAX_LISTED_DUPLICATES) this.#duplicates.push(duplicate);
   }
 
@@ -354,6 +363,7 @@ class RecordChecker {
       }
     } else {
       this.#toSend++;
+      if (this.#duplicateLines.has(record.line)) this.#duplicatesToSend++;
       this.spool?.writer.add(record);
     }
   }

@@ -5,7 +5,12 @@ import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { profileToChange, storedProfileToChange } from '../config/connect.js';
 import { configDir } from '../config/paths.js';
-import { PREFERENCE_KEYS, type PreferenceKey, preferenceValue } from '../config/preferences.js';
+import {
+  PREFERENCE_DEFAULTS,
+  PREFERENCE_KEYS,
+  type PreferenceKey,
+  preferenceValue,
+} from '../config/preferences.js';
 import { baseUrlWarning, maskToken, normalizeBaseUrl } from '../config/settings.js';
 import {
   ensureProfile,
@@ -122,19 +127,24 @@ export const list: CommandModule<GlobalOptions> = {
     warnIfReadableByOthers(dir, ctx);
     const config = readConfigFile(dir);
     const entry = getProfile(config, profile) ?? {};
+    // A preference not set is listed with the value it has, its default, and marked so.
+    const defaulted = PREFERENCE_KEYS.filter((key) => config[key] === undefined);
     const listing = {
       profile,
       base_url: entry.base_url ?? null,
       token: entry.token ? maskToken(entry.token) : null,
       profiles: profileNames(config),
-      accessible: config.accessible ?? null,
-      token_age_reminder: config.token_age_reminder ?? null,
+      accessible: config.accessible ?? PREFERENCE_DEFAULTS.accessible,
+      token_age_reminder: config.token_age_reminder ?? PREFERENCE_DEFAULTS.token_age_reminder,
+      defaults: defaulted,
     };
     if (options.json) ctx.stdout.write(`${JSON.stringify(listing)}\n`);
     else {
+      const preference = (key: PreferenceKey) =>
+        `${key}=${listing[key]}${defaulted.includes(key) ? ' (default)' : ''}\n`;
       ctx.stdout.write(
         `profile=${listing.profile}\nbase_url=${listing.base_url ?? ''}\ntoken=${listing.token ?? ''}\nprofiles=${listing.profiles.join(',')}\n` +
-          `accessible=${listing.accessible ?? ''}\ntoken_age_reminder=${listing.token_age_reminder ?? ''}\n`,
+          PREFERENCE_KEYS.map(preference).join(''),
       );
     }
     return ExitCode.ok;

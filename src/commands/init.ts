@@ -9,19 +9,12 @@ import * as z from 'zod/mini';
 import { loadSettings, obtainToken } from '../config/connect.js';
 import { DEFAULT_PROFILE, requireBaseUrl } from '../config/settings.js';
 import type { Context } from '../context.js';
-import {
-  ApiRejectedError,
-  BadResponseError,
-  ExitCode,
-  NotAuthenticatedError,
-  UsageError,
-} from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { connectionOf, globalOptions } from '../options.js';
 import { PROJECT_FILE_NAME, type ProjectFile, parseProjectFile } from '../project/project-file.js';
-import { entriesFromSandbox, SandboxTemplates, sandboxTemplatesUrl } from '../project/sandbox-templates.js';
+import { entriesFromSandbox, fetchSandboxTemplates } from '../project/sandbox-templates.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { newProjectText, writeFileAtomic } from '../project/write-project.js';
-import { parseJsonText } from '../text/json.js';
 import { shellQuote } from '../text/shell.js';
 import { escapeControl } from '../text/terminal-text.js';
 
@@ -29,7 +22,7 @@ export const options = z.object({ ...globalOptions, force: z.optional(z.boolean(
 type InitOptions = z.infer<typeof options>;
 
 export async function run(flags: InitOptions, ctx: Context): Promise<number> {
-  const settings = loadSettings(connectionOf(flags), ctx);
+  const settings = loadSettings(connectionOf(flags), ctx, { verbose: flags.verbose });
   const target = join(ctx.cwd, PROJECT_FILE_NAME);
   if (existsSync(target) && !flags.force) {
     throw new UsageError(`${target} already exists; it was left as it is.`, {
@@ -103,40 +96,4 @@ export async function run(flags: InitOptions, ctx: Context): Promise<number> {
     );
   }
   return ExitCode.ok;
-}
-
-/** The sandbox's templates for the token's organisation; a real API has no such route. */
-async function fetchSandboxTemplates(
-  baseUrl: string,
-  token: string,
-  timeoutMs: number,
-  ctx: Context,
-): Promise<SandboxTemplates> {
-  const url = sandboxTemplatesUrl(baseUrl);
-  const { HttpClient } = await import('../transport/http-client.js');
-  const http = new HttpClient({ timeoutMs, env: ctx.env, origin: url, userAgent: `esign/${ctx.version}` });
-  let response: Awaited<ReturnType<typeof http.postJson>>;
-  try {
-    response = await http.postJson(url, '{}', { authorization: `Bearer ${token}` }, ctx.signal);
-  } finally {
-    await http.close();
-  }
-  if (response.status === 401) {
-    throw new NotAuthenticatedError(`The sandbox at ${baseUrl} did not accept the token.`, {
-      hint: 'Log in with a token `esign sandbox` printed: esign login --with-token --base-url <its base URL>.',
-    });
-  }
-  const parsed = response.status === 200 ? parseJsonText(response.text) : undefined;
-  const listing = parsed?.ok ? SandboxTemplates.safeParse(parsed.value) : undefined;
-  if (!listing?.success) {
-    const ErrorClass = response.status >= 400 && response.status < 500 ? ApiRejectedError : BadResponseError;
-    throw new ErrorClass(
-      `${baseUrl} does not list its templates (${url.href} answered ${response.status}): only \`esign sandbox\` can.`,
-      {
-        hint: 'For another API, name each template yourself: esign templates set <name> <id> --required <field> --field <field>.',
-        status: response.status,
-      },
-    );
-  }
-  return listing.data;
 }

@@ -2,7 +2,13 @@
 import { existsSync } from 'node:fs';
 import type * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
-import { describeSource, maskToken, otherProfilesHint, type Settings } from '../config/settings.js';
+import {
+  describeSource,
+  maskToken,
+  otherProfilesHint,
+  profileSetAsideText,
+  type Settings,
+} from '../config/settings.js';
 import { ageText, ROTATE_AFTER_DAYS, tokenAgeDays } from '../config/token-age.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
@@ -49,8 +55,10 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     const c = themeFor(ctx.terminal, 'stdout');
     const row = (label: string, value: string, source?: string) =>
       `  ${c.dim(label.padEnd(14))}${value}${source ? c.dim(` (${source})`) : ''}\n`;
+    const setAside = profileSetAsideText(settings);
     ctx.stdout.write(
       row('Profile', settings.profile.value, describeSource(settings.profile.source)) +
+        (setAside ? row('', setAside.said) : '') +
         row(
           'Base URL',
           settings.baseUrl.value ?? c.yellow('not set'),
@@ -67,7 +75,8 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
     );
     if (settings.tokenRefused) ctx.stderr.write(`warning: ${settings.tokenRefused}\n`);
     if (!hasToken) {
-      ctx.stderr.write(`hint: ${otherProfilesHint(settings) ?? 'run `esign login`, or set ESIGN_TOKEN.'}\n`);
+      const hint = setAside?.hint ?? otherProfilesHint(settings) ?? 'run `esign login`, or set ESIGN_TOKEN.';
+      ctx.stderr.write(`hint: ${hint}\n`);
     }
   }
   return hasToken ? ExitCode.ok : ExitCode.unauthenticated;

@@ -59,12 +59,13 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   // Read, changed and written under the file's lock: templates set at once by many runs all stay.
   let previous: TemplateEntry | undefined;
   let content: ProjectFile = {};
+  let inProfile = flags.inProfile;
   try {
     await changeFileLocked(path, (text, exists) => {
       if (found && !exists) throw new UsageError(`Cannot read the project file ${found}: it is gone.`);
       const before = exists ? parseProjectFile(text, path) : {};
-      const section =
-        flags.inProfile === undefined ? before.templates : before.profiles?.[flags.inProfile]?.templates;
+      inProfile = flags.inProfile ?? profileNaming(flags, before);
+      const section = inProfile === undefined ? before.templates : before.profiles?.[inProfile]?.templates;
       previous = section && Object.hasOwn(section, flags.name) ? section[flags.name] : undefined;
       const id = idOf(flags, previous);
       const problems: string[] = [];
@@ -74,7 +75,7 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
         throw new UsageError(problems[0] as string, { details: problems.slice(1) });
       }
       const entry = updatedEntry(previous, id, changes.apply, changes.any);
-      const after = withTemplateEntry(text, flags.name, entry, flags.inProfile);
+      const after = withTemplateEntry(text, flags.name, entry, inProfile);
       // What is written must read back: a bad name or field is refused with the file's own messages.
       content = parseProjectFile(after, path);
       return after;
@@ -83,7 +84,7 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
     if (error instanceof CliError) throw error;
     throw new UsageError(`Cannot write ${path}: ${(error as Error).message}.`);
   }
-  const profile = flags.inProfile ?? flags.profile ?? 'default';
+  const profile = inProfile ?? flags.profile ?? 'default';
   const listed = listTemplates(templateNamesFor({ path, content }, profile)).find(
     (t) => t.name === flags.name,
   );
@@ -91,11 +92,39 @@ export async function run(flags: SetOptions, ctx: Context): Promise<number> {
     ctx.stdout.write(`${JSON.stringify({ project_file: path, entry: listed })}\n`);
     return ExitCode.ok;
   }
-  const where = flags.inProfile === undefined ? 'templates' : `profiles.${flags.inProfile}.templates`;
+  const where = inProfile === undefined ? 'templates' : `profiles.${inProfile}.templates`;
+  // Found there rather than told: said, so that the person knows which server's id it is.
+  const foundThere =
+    inProfile !== undefined && flags.inProfile === undefined
+      ? ` (the one place it is named; --in-profile <profile> writes elsewhere)`
+      : '';
   ctx.stderr.write(
-    `${previous === undefined ? 'Added' : 'Updated'} '${flags.name}' in ${where} of ${path}.\n`,
+    `${previous === undefined ? 'Added' : 'Updated'} '${flags.name}' in ${where} of ${path}${foundThere}.\n`,
   );
   return ExitCode.ok;
+}
+
+/**
+ * Without --in-profile and without an id, the entry to change is where the name is: the top level
+ * when it is named there; otherwise the one profile whose names hold it (`esign init --profile
+ * sandbox` writes them there), so that changing its fields never needs a second id. Named under
+ * several profiles and not at the top: which one is the person's to say. Undefined: the top level.
+ */
+function profileNaming(flags: SetOptions, file: ProjectFile): string | undefined {
+  if (flags.id !== undefined || (file.templates && Object.hasOwn(file.templates, flags.name)))
+    return undefined;
+  const holders = Object.entries(file.profiles ?? {})
+    .filter(([, section]) => section?.templates && Object.hasOwn(section.templates, flags.name))
+    .map(([profile]) => profile);
+  if (holders.length <= 1) return holders[0];
+  throw new UsageError(
+    `Template '${flags.name}' is named for several profiles (${holders.map(escapeControl).join(', ')}) and not at the top level: say which one to change.`,
+    {
+      hint: holders
+        .map((profile) => `esign templates set ${flags.name} … --in-profile ${escapeControl(profile)}`)
+        .join('\n'),
+    },
+  );
 }
 
 /** Fields --remove-field names that the entry does not declare: a typo ("Updated" would say something was done). */
@@ -122,8 +151,15 @@ function idOf(flags: SetOptions, previous: TemplateEntry | undefined): string {
     return flags.id.toUpperCase();
   }
   if (previous === undefined) {
+    // No id is suggested: one shown here (the sandbox's, say) would be written as a production name.
+    const scope = flags.inProfile === undefined ? '' : ` --in-profile ${escapeControl(flags.inProfile)}`;
     throw new UsageError(
-      `No template named '${flags.name}' yet: give its id, e.g. esign templates set ${flags.name} 01JD7X4ZQ8G1N6RVS0Y2MBKT3E.`,
+      `No template named '${flags.name}' yet${scope === '' ? '' : ` for profile '${escapeControl(flags.inProfile as string)}'`}: give its id, e.g. esign templates set ${flags.name} <template id>${scope}.`,
+      scope === ''
+        ? {
+            hint: 'At the top level a name holds the production id, which every profile gets; a sandbox id belongs under its profile: add --in-profile <profile>.',
+          }
+        : {},
     );
   }
   return typeof previous === 'string' ? previous.toUpperCase() : previous.id.toUpperCase();

@@ -2,12 +2,14 @@
 import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
 import { lookUpProjectFile } from '../project/project-file.js';
+import { escapeControl } from '../text/terminal-text.js';
 import { configDir, configFilePath } from './paths.js';
 import {
   checkProfileExists,
   describeSource,
   type GlobalFlags,
   notLoggedIn,
+  profileSetAsideText,
   type ResolveOptions,
   requireBaseUrl,
   resolveProfileName,
@@ -26,13 +28,39 @@ export type Connection = GlobalFlags;
 export function loadSettings(
   connection: Connection,
   ctx: Context,
-  resolveOptions: ResolveOptions = {},
+  { verbose = false, ...resolveOptions }: ResolveOptions & { verbose?: boolean | undefined } = {},
 ): Settings {
   const settings = resolveSettings(connection, ctx, readConfigFile, resolveOptions);
   if (settings.token.value) ctx.addSecret(settings.token.value);
   for (const notice of settings.notices) ctx.stderr.write(`${notice}\n`);
   warnIfReadableByOthers(settings.configDir, ctx);
+  // Under --verbose, each setting and where it came from, before anything can fail on them.
+  if (verbose) traceSettings(settings, (line) => ctx.stderr.write(`${line}\n`));
   return settings;
+}
+
+/** The settings already traced (by loadSettings under --verbose): connect does not trace them again. */
+const traced = new WeakSet<Settings>();
+
+/** Each setting, its value (never the token's) and where it came from, one line each. */
+function traceSettings(settings: Settings, trace: (line: string) => void): void {
+  if (traced.has(settings)) return;
+  traced.add(settings);
+  const aside = profileSetAsideText(settings);
+  trace(`profile: ${settings.profile.value} (${describeSource(settings.profile.source)})`);
+  if (aside) trace(`  ${aside.said}`);
+  const { baseUrl } = settings;
+  trace(
+    baseUrl.value === undefined
+      ? 'base URL: not set'
+      : `base URL: ${baseUrl.value} (${describeSource(baseUrl.source)})`,
+  );
+  trace(
+    settings.token.source === 'none' ? 'token: none' : `token: from ${describeSource(settings.token.source)}`,
+  );
+  trace(`timeout: ${settings.timeoutMs.value / 1000} s (${describeSource(settings.timeoutMs.source)})`);
+  trace(`project file: ${settings.project ? escapeControl(settings.project.path) : 'none'}`);
+  trace(`config file: ${settings.configPath}`);
 }
 
 /**
@@ -111,6 +139,8 @@ export async function connect(
   ctx: Context,
   { verbose = false, connections, remindTokenAge = false, templateFrom }: ConnectOptions = {},
 ): Promise<ApiClient> {
+  const trace = verbose ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
+  if (trace) traceSettings(settings, trace);
   const baseUrl = requireBaseUrl(settings);
   const token = await obtainToken(settings, ctx);
   if (settings.tokenOverridesProfile) {
@@ -121,14 +151,6 @@ export async function connect(
   if (remindTokenAge && settings.tokenStoredAt) {
     const { remindOfTokenAge } = await import('./token-age.js');
     remindOfTokenAge(settings, ctx);
-  }
-  const trace = verbose ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
-  if (trace) {
-    trace(`profile: ${settings.profile.value} (${describeSource(settings.profile.source)})`);
-    trace(`base URL: ${baseUrl} (${describeSource(settings.baseUrl.source)})`);
-    trace(`token: from ${describeSource(settings.token.source)}`);
-    trace(`timeout: ${settings.timeoutMs.value / 1000} s (${describeSource(settings.timeoutMs.source)})`);
-    trace(`config file: ${settings.configPath}`);
   }
   const { ApiClient } = await import('../api/client.js');
   return new ApiClient({

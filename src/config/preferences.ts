@@ -13,6 +13,12 @@ import { configFilePath } from './paths.js';
 export const PREFERENCE_KEYS = ['accessible', 'token_age_reminder'] as const;
 export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
 
+/** What a preference is when it is not set: accessible mode off, the token-age reminder on. */
+export const PREFERENCE_DEFAULTS: Readonly<Record<PreferenceKey, boolean>> = {
+  accessible: false,
+  token_age_reminder: true,
+};
+
 /** A preference's stored value: true or false, or undefined when it is not set (or cannot be read). */
 export function storedPreference(dir: string, key: PreferenceKey): boolean | undefined {
   try {

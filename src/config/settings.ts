@@ -3,6 +3,7 @@
 import type { Env } from '../context.js';
 import { MissingSettingError, NotAuthenticatedError, UsageError } from '../errors.js';
 import { type LoadedProject, lookUpProjectFile, type ProjectLookup } from '../project/project-file.js';
+import { type TemplateNames, templateNamesFor } from '../project/templates.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { isLoopbackHost } from '../transport/loopback.js';
@@ -68,6 +69,18 @@ export interface Settings {
   projectSearchedFrom: string | undefined;
   /** What to say on stderr before anything else (each a sentence, `warning: ` or `note: ` included). */
   notices: string[];
+  /**
+   * The profile that would have been used (chosen with `esign profile use`, or the project file's
+   * `profile`) when --base-url or ESIGN_BASE_URL set it aside, and which of the two did.
+   */
+  profileSetAside: ProfileSetAside | undefined;
+}
+
+/** A profile --base-url or ESIGN_BASE_URL set aside: the one chosen, where, and by which setting. */
+interface ProfileSetAside {
+  profile: string;
+  chosenBy: SettingSource;
+  by: '--base-url' | 'ESIGN_BASE_URL';
 }
 
 export interface ResolveOptions {
@@ -222,7 +235,7 @@ export function baseUrlWarning(baseUrl: string): string | undefined {
 }
 
 /** Where the base URL comes from when a flag or the environment gives it: the destination is not a profile's. */
-function baseUrlGivenBy(flags: GlobalFlags, env: Env): string | undefined {
+function baseUrlGivenBy(flags: GlobalFlags, env: Env): ProfileSetAside['by'] | undefined {
   if (flags.baseUrl !== undefined) return '--base-url';
   return env.ESIGN_BASE_URL ? 'ESIGN_BASE_URL' : undefined;
 }
@@ -239,7 +252,7 @@ function profileWithProject(
   env: Env,
   lookup: ProjectLookup,
   stored: StoredDefault,
-): { profile: Setting<string>; notices: string[] } {
+): { profile: Setting<string>; notices: string[]; setAside: ProfileSetAside | undefined } {
   const notices = lookup.warnings.map((warning) => `warning: ${warning}`);
   const givenBy = baseUrlGivenBy(flags, env);
   const fileProfile = lookup.project?.content.profile;
@@ -248,12 +261,55 @@ function profileWithProject(
   const profile = givenBy
     ? resolveProfileName(flags, env)
     : resolveProfileName(flags, env, lookup.project, stored);
-  if (givenBy && fileProfile !== undefined && profile.source === 'default') {
+  if (!givenBy || profile.source !== 'default') return { profile, notices, setAside: undefined };
+  if (fileProfile !== undefined) {
     notices.push(
       `note: the project file's profile '${fileProfile}' is not used: ${givenBy} gives the base URL, so the profile is '${profile.value}' and so are the template names (name one with --profile or ESIGN_PROFILE).`,
     );
   }
-  return { profile, notices };
+  // The profile that would have been used, named where a failure would otherwise speak of `default`.
+  const chosen = fileProfile
+    ? { value: fileProfile, source: `project ${lookup.project?.path}` as const }
+    : stored.profile
+      ? { value: stored.profile, source: `config ${stored.configPath}` as const }
+      : undefined;
+  const setAside =
+    chosen && chosen.value !== profile.value
+      ? { profile: chosen.value, chosenBy: chosen.source, by: givenBy }
+      : undefined;
+  return { profile, notices, setAside };
+}
+
+/**
+ * Why the profile is not the one chosen, for a failure that names the profile (no token, a template
+ * name not in force) and for --verbose: which setting set it aside, and how to use it all the same.
+ */
+export function profileSetAsideText(
+  settings: Pick<Settings, 'profileSetAside' | 'profile'>,
+): { said: string; hint: string } | undefined {
+  const aside = settings.profileSetAside;
+  if (!aside) return undefined;
+  const name = escapeControl(aside.profile);
+  const chosenBy = aside.chosenBy.startsWith('project ')
+    ? `the "profile" of ${describeSource(aside.chosenBy)}`
+    : namedBy(aside.chosenBy);
+  return {
+    said: `${aside.by} gives the base URL, so profile '${name}' (chosen by ${chosenBy}) is set aside and the profile is '${settings.profile.value}'.`,
+    hint: `To use profile '${name}' with this base URL, add --profile ${name} or set ESIGN_PROFILE=${name}.`,
+  };
+}
+
+/**
+ * The template names in force for the settings' profile (looked for from `searchedFrom`), with why
+ * that profile is not the one chosen when a base URL set it aside.
+ */
+export function templateNamesOf(
+  settings: Settings,
+  searchedFrom: string | undefined = settings.projectSearchedFrom,
+): TemplateNames {
+  const names = templateNamesFor(settings.project, settings.profile.value, searchedFrom);
+  const aside = profileSetAsideText(settings);
+  return aside ? { ...names, profileNote: `${aside.said} ${aside.hint}` } : names;
 }
 
 export function resolveSettings(
@@ -274,7 +330,7 @@ export function resolveSettings(
   const dir = configDir(env, ctx.platform, ctx.homedir);
   const config = read(dir);
   const storedDefault = { profile: config.default_profile, configPath: configFilePath(dir) };
-  const { profile, notices } = profileWithProject(flags, env, lookup, storedDefault);
+  const { profile, notices, setAside } = profileWithProject(flags, env, lookup, storedDefault);
   const timeoutMs = parseTimeout(flags, env);
   if (options.profileMustExist !== false) checkProfileExists(profile, config, configFilePath(dir));
   const stored = getProfile(config, profile.value);
@@ -311,6 +367,7 @@ export function resolveSettings(
     project,
     projectSearchedFrom: ctx.cwd,
     notices,
+    profileSetAside: setAside,
   };
 }
 
@@ -406,11 +463,12 @@ export function notLoggedIn(settings: Settings): NotAuthenticatedError {
           : `Store the token the dashboard showed: esign login${profileFlagOf(settings)}.`,
     });
   }
-  return new NotAuthenticatedError(`Not logged in: no token for profile '${settings.profile.value}'.`, {
-    hint:
-      otherProfilesHint(settings) ??
-      `Run \`esign login${profileFlagOf(settings)}\`, or set ESIGN_TOKEN (in CI, from a secret).`,
-  });
+  const setAside = profileSetAsideText(settings);
+  const login = `\`esign login${profileFlagOf(settings)}\`, or set ESIGN_TOKEN (in CI, from a secret).`;
+  return new NotAuthenticatedError(
+    `Not logged in: no token for profile '${settings.profile.value}'.${setAside ? ` ${setAside.said}` : ''}`,
+    { hint: setAside ? `${setAside.hint} Or run ${login}` : (otherProfilesHint(settings) ?? `Run ${login}`) },
+  );
 }
 
 function profileFlagOf(settings: Settings): string {

@@ -13,7 +13,7 @@ import {
   readRegularFileSync,
 } from '../fs/regular-file.js';
 import { inCi } from '../io/terminal.js';
-import { storedPreference } from './preferences.js';
+import { PREFERENCE_DEFAULTS, storedPreference } from './preferences.js';
 import { profileFlag, type Settings } from './settings.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -41,7 +41,8 @@ export function remindOfTokenAge(settings: Settings, ctx: Context): void {
     settings.tokenStoredAt === undefined ? undefined : tokenAgeDays(settings.tokenStoredAt, ctx.now());
   if (days === undefined || days < ROTATE_AFTER_DAYS) return;
   if (inCi(ctx.env) || ctx.env.GITHUB_ACTIONS === 'true') return;
-  if (storedPreference(settings.configDir, 'token_age_reminder') === false) return;
+  const reminder = storedPreference(settings.configDir, 'token_age_reminder');
+  if (!(reminder ?? PREFERENCE_DEFAULTS.token_age_reminder)) return;
   if (!markReminded(settings.configDir, ctx.now())) return;
   const profile = settings.profile.value;
   ctx.stderr.write(

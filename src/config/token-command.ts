@@ -5,6 +5,8 @@
 // which is never stored or printed. Its output is never shown, not even when it fails: a helper
 // that fails may still have printed a secret. A failure names the command and what happened.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Env } from '../context.js';
 import { NotAuthenticatedError } from '../errors.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -113,16 +115,78 @@ function run(command: string, options: RunOptions): Promise<Ran> {
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
+      // The token is read: esign stops listening. A process the command left behind (a daemon, a
+      // `sleep &`) may hold its standard output open for as long as it likes; neither the pipe nor
+      // the child may keep esign running, and nothing waits on what the command started.
+      child.stdout?.removeAllListeners('data');
+      child.stdout?.destroy();
+      child.unref();
       if (outcome) resolve(outcome);
       else if (code === 0) resolve({ ok: true, output: Buffer.concat(chunks).toString('utf8') });
-      else
-        resolve({ ok: false, why: code === null ? `was ended by ${signal}` : `exited with status ${code}` });
+      else resolve(exitedWith(code, signal, command, options));
     };
     child.once('close', finish);
-    // A daemon it started (gpg-agent for `pass`) may keep its output open after it exits: what it
-    // printed is read for a moment more, then taken as it is.
-    child.once('exit', (code, signal) => setTimeout(() => finish(code, signal), AFTER_EXIT_MS).unref());
+    // The command exited. Its first line is usually read by then: it is taken at once. A daemon it
+    // started (gpg-agent for `pass`) may keep its output open after it exits: what it printed is
+    // read for a moment more (until the first line is whole), then taken as it is.
+    child.once('exit', (code, signal) => {
+      if (hasWholeLine(chunks)) finish(code, signal);
+      else {
+        child.stdout?.on('data', () => {
+          if (hasWholeLine(chunks)) finish(code, signal);
+        });
+        setTimeout(() => finish(code, signal), AFTER_EXIT_MS).unref();
+      }
+    });
   });
+}
+
+function hasWholeLine(chunks: readonly Buffer[]): boolean {
+  return chunks.some((chunk) => chunk.includes(0x0a));
+}
+
+/**
+ * Why a command that exited without success gave no token. The shell's 127 (cmd's 9009) is a
+ * program it could not find: that program is named when it is the command's own, not a bare status.
+ */
+function exitedWith(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  command: string,
+  options: RunOptions,
+): Ran {
+  if (code === null) return { ok: false, why: `was ended by ${signal}` };
+  const notFound = options.platform === 'win32' ? code === 9009 : code === 127;
+  if (!notFound) return { ok: false, why: `exited with status ${code}` };
+  const program = firstWord(command);
+  const missing = program !== undefined && !programExists(program, options);
+  const why = missing
+    ? `was not found: there is no program \`${escapeControl(program)}\` ${program.includes('/') || program.includes('\\') ? 'at that path' : 'on PATH'}`
+    : `could not be run: a program it runs was not found (the shell's status ${code}, "not found")`;
+  return {
+    ok: false,
+    why,
+    hint: missing
+      ? `Install ${escapeControl(program)}, or put its folder on PATH, or give the command with the program's full path (esign login --token-command '<full path> …').`
+      : `Run it yourself to see which program is missing (esign never shows its output, which holds the token): ${escapeControl(command)}`,
+  };
+}
+
+/** The program a shell command line starts with, unquoted; undefined when it is not a plain word. */
+function firstWord(command: string): string | undefined {
+  const match = /^\s*(?:'([^']*)'|"([^"$`\\]*)"|([^\s'"$`;&|<>()\\=]+))(?=\s|$)/.exec(command);
+  return match ? (match[1] ?? match[2] ?? match[3]) : undefined;
+}
+
+/** Whether `program` names a file there (a path), or on the command's PATH (a bare name). */
+function programExists(program: string, options: RunOptions): boolean {
+  if (program.includes('/') || (options.platform === 'win32' && program.includes('\\')))
+    return existsSync(isAbsolute(program) ? program : resolve(program));
+  const extensions = options.platform === 'win32' ? ['', '.exe', '.cmd', '.bat', '.com'] : [''];
+  return (options.env.PATH ?? options.env.Path ?? '')
+    .split(delimiter)
+    .filter((folder) => folder !== '')
+    .some((folder) => extensions.some((ext) => existsSync(join(folder, `${program}${ext}`))));
 }
 
 /** How long the output is still read after the command exited, when something else holds it open. */

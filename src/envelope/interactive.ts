@@ -12,9 +12,11 @@ import { PlainPrompter, STOPPED } from '../io/plain-prompts.js';
 import { drawable } from '../io/terminal.js';
 import { escapeControl } from '../text/terminal-text.js';
 
-/** A field the template declares as required, as the project file describes it. */
+/** A field of the template, as the project file (or the sandbox's template list) describes it. */
 export interface AskedField {
   name: string;
+  /** A required field takes a value; an optional one may be left out (Enter alone). */
+  required: boolean;
   description?: string | undefined;
   example?: string | undefined;
 }
@@ -34,6 +36,8 @@ export interface AnswerChecks {
   name(value: string): string | undefined;
   email(value: string): string | undefined;
   field(field: AskedField, value: string): string | undefined;
+  /** A merge field named at the prompt (its fields unknown): what is wrong with the name, or undefined. */
+  fieldName(name: string, taken: readonly string[]): string | undefined;
 }
 
 /** Ctrl-C at a prompt: nothing was sent. Exit 130, as any interrupt. */
@@ -97,17 +101,51 @@ async function askTemplate(
   return answer(await select({ ...streams, message: 'Template', options }), streams);
 }
 
-/** One required merge field: its description beside the name, its example as the placeholder. */
+/**
+ * One merge field: its description beside the name, its example as the placeholder; an optional
+ * one says that Enter alone leaves it out.
+ */
 function askField(field: AskedField, check: AnswerChecks['field'], streams: PromptStreams): Promise<string> {
   const about = field.description ? ` (${escapeControl(field.description)})` : '';
+  const optional = field.required ? '' : ', optional: Enter alone leaves it out';
   return askText(
     {
-      message: `${escapeControl(field.name)}${about}`,
+      message: `${escapeControl(field.name)}${about}${optional}`,
       placeholder: field.example === undefined ? undefined : escapeControl(field.example),
       check: (value) => check(field, value),
     },
     streams,
   );
+}
+
+/**
+ * The template's fields are not known (no project file declares them, and the base URL is not the
+ * sandbox's): merge fields are offered by name, one at a time, until Enter alone.
+ */
+async function askFieldsByName(
+  given: readonly string[],
+  checks: AnswerChecks,
+  streams: PromptStreams,
+): Promise<string[]> {
+  const added: string[] = [];
+  const taken = () => [...given, ...added].map((pair) => pair.slice(0, Math.max(0, pair.indexOf('='))));
+  for (;;) {
+    const name = (
+      await askText(
+        {
+          message: `Add a merge field? Its name (this template's fields are not known here; Enter alone: ${added.length === 0 && given.length === 0 ? 'no merge data' : 'no more'})`,
+          check: (value) => (value.trim() === '' ? undefined : checks.fieldName(value.trim(), taken())),
+        },
+        streams,
+      )
+    ).trim();
+    if (name === '') return added;
+    const value = await askText(
+      { message: `Value of ${escapeControl(name)}`, check: () => undefined },
+      streams,
+    );
+    added.push(`${name}=${value}`);
+  }
 }
 
 /** A yes/no question whose safe answer, No, is the default. */
@@ -133,12 +171,15 @@ export function streamsOf(ctx: Context): PromptStreams {
   return { input, output, signal: ctx.signal };
 }
 
-/** Shows what will be sent and asks once. False: the person said no. */
+/**
+ * Shows what will be sent and asks once. False: the person said no. In accessible mode the answer
+ * is an explicit y (Enter alone is no answer) and lines typed before the question are dropped.
+ */
 export async function confirmSend(summary: string, streams: PromptStreams): Promise<boolean> {
   const { plain } = streams;
   if (plain) {
     plain.say(`This envelope will be sent:\n${summary}`);
-    return answer(await plain.confirm('Send it?', true), streams);
+    return answer(await plain.confirm('Send it?', 'none'), streams);
   }
   note(summary, 'This envelope will be sent', streams);
   return answer(await confirm({ ...streams, message: 'Send it?', initialValue: true }), streams);
@@ -168,14 +209,19 @@ export interface CreateAnswers {
 /** What the walk-through knows beside what was given: the names in force, the fields, the checks. */
 export interface WalkThrough {
   templateNames: Readonly<Record<string, string>>;
-  /** The template's required fields the merge data lacks, once the template is known. */
-  requiredFieldsOf: (template: string) => AskedField[];
+  /**
+   * The template's fields the merge data does not give, once the template is known (required ones
+   * first asked as required); undefined when its fields are not known here.
+   */
+  fieldsOf: (template: string) => Promise<AskedField[] | undefined>;
   checks: AnswerChecks;
 }
 
 /**
  * Asks for each missing piece in the order a person thinks of them: template, name, email, then
- * the template's required fields not given. Each answer is checked as it is given.
+ * the template's fields not given (required ones must be answered, optional ones may be left out);
+ * when its fields are not known, merge fields are offered by name. Each answer is checked as it is
+ * given.
  */
 export async function askForMissing(
   given: CreateAnswers,
@@ -205,8 +251,11 @@ export async function askForMissing(
       )
     ).trim();
   const set = [...given.set];
-  for (const field of walk.requiredFieldsOf(template)) {
-    set.push(`${field.name}=${await askField(field, checks.field, streams)}`);
+  const fields = await walk.fieldsOf(template);
+  if (fields === undefined) set.push(...(await askFieldsByName(set, checks, streams)));
+  for (const field of fields ?? []) {
+    const value = await askField(field, checks.field, streams);
+    if (field.required || value.trim() !== '') set.push(`${field.name}=${value}`);
   }
   return { template, name, email, set };
 }

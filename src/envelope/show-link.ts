@@ -1,7 +1,7 @@
 // After a create, for the person in front of the screen: `--qr` draws the signing URL as a QR code
 // on stderr (stdout stays what -q and --json promise), `--open` opens it in the browser. Neither
 // can fail the create: the envelope exists, and each problem is a warning.
-import type { Context } from '../context.js';
+import type { Context, OutputStream } from '../context.js';
 import { openUrl } from '../io/open-url.js';
 import { qrDrawing } from '../io/qr.js';
 import { escapeControl } from '../text/terminal-text.js';
@@ -13,9 +13,14 @@ export interface LinkWanted {
   actions: boolean;
 }
 
-/** Draws and opens what was asked for; never throws: each problem, even an unexpected one, is a warning. */
+/**
+ * Draws and opens what was asked for; never throws: each problem, even an unexpected one, is a
+ * warning. What the person asked for, and why it did not happen, reach stderr even under --json
+ * (whose stderr holds notes back, and drops them on success): the person is waiting for it.
+ */
 export async function showLink(url: string, wanted: LinkWanted, ctx: Context): Promise<void> {
-  if (wanted.qr) courtesy('--qr', () => drawQr(url, wanted.actions, ctx), ctx);
+  const out = ctx.stderr.drawing?.() ?? ctx.stderr;
+  if (wanted.qr) courtesy('--qr', () => drawQr(url, wanted.actions, out, ctx), out);
   if (wanted.open) {
     let problem: string | undefined;
     try {
@@ -24,32 +29,30 @@ export async function showLink(url: string, wanted: LinkWanted, ctx: Context): P
       problem = (error as Error).message;
     }
     if (problem) {
-      ctx.stderr.write(
+      out.write(
         `warning: could not open the signing URL (${escapeControl(problem)}); the envelope was created. Set BROWSER to the browser command to use.\n`,
       );
     }
   }
 }
 
-function courtesy(flag: string, step: () => void, ctx: Context): void {
+function courtesy(flag: string, step: () => void, out: OutputStream): void {
   try {
     step();
   } catch (error) {
-    ctx.stderr.write(
+    out.write(
       `warning: ${flag} failed (${escapeControl((error as Error).message)}); the envelope was created.\n`,
     );
   }
 }
 
-function drawQr(url: string, actions: boolean, ctx: Context): void {
+function drawQr(url: string, actions: boolean, out: OutputStream, ctx: Context): void {
   if (actions) {
-    ctx.stderr.write(
+    out.write(
       'warning: --qr draws nothing under GitHub Actions: the signing URL is masked in the log, and a QR code would show it to anyone who reads the log.\n',
     );
     return;
   }
-  // Under --json, stderr holds notes back for the error object: a drawing goes out all the same.
-  const out = ctx.stderr.drawing?.() ?? ctx.stderr;
   const drawing = qrDrawing(url, ctx.terminal.unicode, out.isTTY ? out.columns : undefined);
   if ('problem' in drawing) {
     out.write(`warning: --qr drew no code: ${drawing.problem}. The envelope was created.\n`);

@@ -1,6 +1,6 @@
 // Questions for accessible mode: each a plain line, answered on a line of its own, never redrawn
 // (a screen reader reads a redrawn prompt again on every repaint). Choices are numbered and chosen
-// by number; yes/no questions say which answer Enter gives. The terminal stays in its ordinary line
+// by number; yes/no questions say which answer Enter gives, or take an explicit y or n. The terminal stays in its ordinary line
 // mode: it echoes what is typed and the person edits the line as in any shell prompt. Ctrl-C
 // (the run's signal) and Ctrl-D (the end of input) stop the questions.
 import { createInterface, type Interface } from 'node:readline';
@@ -107,15 +107,25 @@ export class PlainPrompter {
     return answer === STOPPED ? STOPPED : (choices[Number(answer.trim()) - 1] as PlainChoice<T>).value;
   }
 
-  /** A yes/no question; Enter alone gives `initial`. */
-  async confirm(question: string, initial: boolean): Promise<boolean | typeof STOPPED> {
+  /**
+   * A yes/no question; Enter alone gives `initial`. With `initial` 'none' it takes an explicit y or
+   * n (Enter alone asks again), and what was typed before the question was shown is dropped: a
+   * second Enter typed after the last answer must not answer a question not yet read.
+   */
+  async confirm(question: string, initial: boolean | 'none'): Promise<boolean | typeof STOPPED> {
+    const explicit = initial === 'none';
+    if (explicit) this.#lines.length = 0;
+    const enter = explicit ? '' : ` (Enter alone: ${initial ? 'yes' : 'no'})`;
     const answer = await this.text(
-      `${question} Type y for yes or n for no, then press Enter (Enter alone: ${initial ? 'yes' : 'no'}).`,
-      (typed) =>
-        /^(y|yes|n|no|)$/i.test(typed.trim()) ? undefined : `'${typed.trim()}' is neither yes nor no.`,
+      `${question} Type y for yes or n for no, then press Enter${enter}.`,
+      (typed) => {
+        const word = typed.trim();
+        if (/^(y|yes|n|no)$/i.test(word) || (word === '' && !explicit)) return undefined;
+        return word === '' ? 'Type y or n.' : `'${word}' is neither yes nor no.`;
+      },
     );
     if (answer === STOPPED) return STOPPED;
     const word = answer.trim().toLowerCase();
-    return word === '' ? initial : word.startsWith('y');
+    return word === '' ? initial === true : word.startsWith('y');
   }
 }

@@ -130,7 +130,7 @@ export function confirmationMessage(facts: ConfirmationFacts): string {
     fields.length === 0 ? 'Fields: none' : 'Fields:',
     ...fields.map(([key, value]) => `  ${escapeControl(key)}: ${JSON.stringify(escapeControl(value))}`),
     `Expires: ${expiryText(request.expires_in_days, facts.now)}`,
-    `Sent with profile '${escapeControl(facts.profile)}' to ${escapeControl(facts.baseUrl ?? '(no base URL)')}`,
+    `To be sent with profile '${escapeControl(facts.profile)}' to ${escapeControl(facts.baseUrl ?? '(no base URL)')}`,
   ];
   return lines.join('\n');
 }

@@ -3,6 +3,9 @@
 // endpoint that lists templates, so only `esign sandbox` can say what a template's fields are.
 import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
+import type { Context } from '../context.js';
+import { ApiRejectedError, BadResponseError, NotAuthenticatedError } from '../errors.js';
+import { parseJsonText } from '../text/json.js';
 import { fieldNameProblem, type TemplateEntry, type TemplateField } from './template-entry.js';
 
 const SANDBOX_TEMPLATES_PATH = '/_sandbox/templates';
@@ -20,7 +23,7 @@ export const SandboxTemplates = z.object({
 export type SandboxTemplates = z.infer<typeof SandboxTemplates>;
 
 /** The sandbox's route for a base URL (`http://127.0.0.1:4010/api/v1` → `http://127.0.0.1:4010/_sandbox/templates`). */
-export function sandboxTemplatesUrl(baseUrl: string): URL {
+function sandboxTemplatesUrl(baseUrl: string): URL {
   return new URL(SANDBOX_TEMPLATES_PATH, baseUrl);
 }
 
@@ -82,4 +85,40 @@ export function entriesFromSandbox(listing: SandboxTemplates): {
     });
   }
   return { entries: Object.fromEntries(entries), unchecked };
+}
+
+/** The sandbox's templates for the token's organisation; a real API has no such route. */
+export async function fetchSandboxTemplates(
+  baseUrl: string,
+  token: string,
+  timeoutMs: number,
+  ctx: Pick<Context, 'env' | 'version' | 'signal'>,
+): Promise<SandboxTemplates> {
+  const url = sandboxTemplatesUrl(baseUrl);
+  const { HttpClient } = await import('../transport/http-client.js');
+  const http = new HttpClient({ timeoutMs, env: ctx.env, origin: url, userAgent: `esign/${ctx.version}` });
+  let response: Awaited<ReturnType<typeof http.postJson>>;
+  try {
+    response = await http.postJson(url, '{}', { authorization: `Bearer ${token}` }, ctx.signal);
+  } finally {
+    await http.close();
+  }
+  if (response.status === 401) {
+    throw new NotAuthenticatedError(`The sandbox at ${baseUrl} did not accept the token.`, {
+      hint: 'Log in with a token `esign sandbox` printed: esign login --with-token --base-url <its base URL>.',
+    });
+  }
+  const parsed = response.status === 200 ? parseJsonText(response.text) : undefined;
+  const listing = parsed?.ok ? SandboxTemplates.safeParse(parsed.value) : undefined;
+  if (!listing?.success) {
+    const ErrorClass = response.status >= 400 && response.status < 500 ? ApiRejectedError : BadResponseError;
+    throw new ErrorClass(
+      `${baseUrl} does not list its templates (${url.href} answered ${response.status}): only \`esign sandbox\` can.`,
+      {
+        hint: 'For another API, name each template yourself: esign templates set <name> <id> --required <field> --field <field>.',
+        status: response.status,
+      },
+    );
+  }
+  return listing.data;
 }

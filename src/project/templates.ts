@@ -21,6 +21,11 @@ export interface TemplateNames {
   readonly file: string | undefined;
   /** The folder the project file was looked for from (its parents too), when known. */
   readonly searchedFrom?: string | undefined;
+  /**
+   * Why the profile these names are for is not the one chosen (a base URL from --base-url or
+   * ESIGN_BASE_URL set it aside): said with a name that is not in force.
+   */
+  readonly profileNote?: string | undefined;
 }
 
 export const NO_TEMPLATE_NAMES: TemplateNames = { names: {}, origins: {}, fields: {}, file: undefined };
@@ -86,7 +91,8 @@ export function resolveTemplate(value: string, templates: TemplateNames, where: 
   }
   if (ULID_PATTERN.test(value)) return fieldsById(value.toUpperCase(), templates, where);
   const asId = value === '' ? `${ULID_EXPECTED}; it is empty` : describeNearUlid(value);
-  return { problem: usageProblem(where, `${asId ?? describeUnknownName(value, templates)}.`) };
+  const note = asId === undefined && templates.profileNote ? ` ${templates.profileNote}` : '';
+  return { problem: usageProblem(where, `${asId ?? describeUnknownName(value, templates)}.${note}`) };
 }
 
 /**

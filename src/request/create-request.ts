@@ -5,9 +5,9 @@
 // caller's problems name what that caller wrote (`--email`, or `signatory.email`). A caller may add
 // rules of its own (`esign mcp --allow-domain`): they are checked here too, with the rest.
 import type { CreateEnvelopeRequest } from '../api/schemas.js';
-import type { Settings } from '../config/settings.js';
+import { type Settings, templateNamesOf } from '../config/settings.js';
 import { problemsError, usageProblem } from '../problems.js';
-import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../project/templates.js';
+import { type ResolvedTemplate, resolveTemplate } from '../project/templates.js';
 import {
   checkExpiryLimit,
   checkTemplateFields,
@@ -129,11 +129,7 @@ function templateOf(
   problems: Problems,
 ): ResolvedTemplate | 'unresolved' | undefined {
   if (typeof value !== 'string') return undefined;
-  const resolved = resolveTemplate(
-    value,
-    templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom),
-    where,
-  );
+  const resolved = resolveTemplate(value, templateNamesOf(settings), where);
   if ('id' in resolved) return resolved;
   problems.push(resolved.problem);
   return 'unresolved';

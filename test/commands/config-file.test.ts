@@ -132,6 +132,19 @@ describe('the config file', () => {
     },
   );
 
+  it('config list shows a preference not set with its default, marked as the default', async () => {
+    const dir = freshConfigDir();
+    const list = await runCli(['config', 'list'], { configDir: dir });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('accessible=false (default)\ntoken_age_reminder=true (default)\n');
+    const set = await runCli(['config', 'set', 'token_age_reminder', 'off'], { configDir: dir });
+    expect(set.code).toBe(0);
+    const listed = await runCli(['config', 'list'], { configDir: dir });
+    expect(listed.stdout).toContain('accessible=false (default)\ntoken_age_reminder=false\n');
+    const json = JSON.parse((await runCli(['config', 'list', '--json'], { configDir: dir })).stdout);
+    expect(json).toMatchObject({ accessible: false, token_age_reminder: false, defaults: ['accessible'] });
+  });
+
   it('a config.json with a UTF-8 byte-order mark (PowerShell 5 writes one) is read by every command, and kept by login', async () => {
     const dir = freshConfigDir();
     mkdirSync(dir, { recursive: true });

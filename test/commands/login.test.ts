@@ -233,8 +233,10 @@ describe('esign config', () => {
       base_url: 'https://esign.example.com/api/v1',
       token: null,
       profiles: ['prod'],
-      accessible: null,
-      token_age_reminder: null,
+      // Preferences not set: their defaults, and which keys are defaults.
+      accessible: false,
+      token_age_reminder: true,
+      defaults: ['accessible', 'token_age_reminder'],
     });
     const unset = await runCli(
       ['config', 'unset', 'base_url', '--profile', 'prod'],

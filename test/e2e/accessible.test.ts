@@ -97,6 +97,11 @@ describe.skipIf(!hasTmux)('accessible mode at a terminal', () => {
       terminal.typeLine('ada@');
       await terminal.waitFor(/Must be an email address, like ada@example\.com\. Try again\./);
       terminal.typeLine('ada@example.com');
+      // The sandbox's merge tags of the offer letter not given, each optional: left out.
+      for (const field of ['role', 'start_date', 'salary']) {
+        await terminal.waitFor(new RegExp(`${field}, optional: Enter alone leaves it out\\?`));
+        terminal.typeLine('');
+      }
       const summary = await terminal.waitFor(/Send it\? Type y for yes or n for no/);
       expect(summary).toContain('This envelope will be sent:');
       expect(summary).toContain('Ada Lovelace <ada@example.com>');
@@ -111,6 +116,34 @@ describe.skipIf(!hasTmux)('accessible mode at a terminal', () => {
       expectAppendOnly(terminal.screens);
       expect(terminal.screens.join('\n')).not.toMatch(GLYPHS);
       expect(await creates()).toHaveLength(1);
+    } finally {
+      terminal.close();
+    }
+  });
+
+  it('"Send it?" takes an explicit y: an Enter typed ahead of it is dropped, Enter alone asks again', async () => {
+    const terminal = esignAt(
+      'esign-a11y-typeahead',
+      'envelope create --template nda --name Ada --set counterparty=Acme --set effective_date=2027-01-04',
+      terminalEnv({ ESIGN_ACCESSIBLE: '1' }),
+    );
+    try {
+      await terminal.waitFor(/Signatory's email\?/);
+      // The last answer and a second Enter, typed at once, before the summary is shown.
+      terminal.typeLine('ada@example.com');
+      terminal.press('Enter');
+      const asked = await terminal.waitFor(/Send it\? Type y for yes or n for no, then press Enter\./);
+      expect(asked).not.toContain('Enter alone');
+      // Enter alone is no answer: the question is asked again, nothing is sent.
+      terminal.typeLine('');
+      await terminal.waitFor(/Type y or n\. Try again\./);
+      expect(await creates()).toEqual([]);
+      terminal.typeLine('n');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('Not sent.');
+      expect(final).toContain('exit=2');
+      expectAppendOnly(terminal.screens);
+      expect(await creates()).toEqual([]);
     } finally {
       terminal.close();
     }
@@ -181,6 +214,11 @@ describe.skipIf(!hasTmux)('accessible mode at a terminal', () => {
     try {
       const asked = await terminal.waitFor(/Send the duplicate anyway\? Type y for yes or n for no/);
       expect(asked).toContain('(Enter alone: no)');
+      terminal.typeLine('');
+      // No: the other record without the duplicate is offered, and No again sends nothing.
+      await terminal.waitFor(
+        /Send the other 1 record, leaving out the duplicate\? Type y for yes or n for no/,
+      );
       terminal.typeLine('');
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('Nothing was sent.');

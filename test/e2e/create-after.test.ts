@@ -76,6 +76,17 @@ describe('after the envelope exists, nothing fails the create', () => {
     expect(existsSync(seen)).toBe(false);
   });
 
+  it('--open --json with a browser that cannot start: the warning reaches stderr (no --verbose needed), exit 0', async () => {
+    server.script(ok({ envelope_id: ID }));
+    const missing = join(mkdtempSync(join(tmpdir(), 'esign-no-browser-')), 'no-such-browser');
+    const result = await runBin([...CREATE_ARGS, '--json', '--open'], { env: env({ BROWSER: missing }) });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).envelope_id).toBe(ID);
+    expect(result.stderr).toContain(
+      `warning: could not open the signing URL (${missing} was not found); the envelope was created.`,
+    );
+  });
+
   it('--open whose opener exits with a failure (xdg-open exits 3 with no browser): the exit status is waited for and warned of', async () => {
     const { command } = browser(3);
     server.script(ok({ envelope_id: ID }));

@@ -1,7 +1,7 @@
 // `esign envelope create` at a real terminal (tmux) with things left out: the walk-through asks
 // for them, shows what will be sent and asks once; Ctrl-C at any prompt and "No" send nothing. The
 // sandbox's request log is the proof of what was (not) sent.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -59,6 +59,20 @@ function terminalEnv(): Record<string, string> {
   };
 }
 
+/**
+ * Leaves out each optional field the walk-through asks for (the sandbox's merge tags of the
+ * template, or the project file's optional fields): Enter alone at each, in order.
+ */
+async function skipFields(terminal: Terminal, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    await terminal.waitFor(new RegExp(`${name}, optional: Enter alone leaves it out`));
+    terminal.press('Enter');
+  }
+}
+
+/** The merge tags of the sandbox's offer letter. */
+const OFFER_TAGS = ['company', 'role', 'start_date', 'salary'];
+
 function walk(name: string, args: string, env: Record<string, string> = {}): Terminal {
   return openTerminal(name, `${process.execPath} ${BIN} envelope create ${args}; echo "exit=$?"`, {
     cwd: project,
@@ -79,10 +93,17 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
       terminal.typeLine('ada@');
       await terminal.waitFor(/Must be an email address/);
       terminal.typeLine('example.com');
+      // The project file names the template by id alone: its fields are the sandbox's merge tags,
+      // each asked (company is given already), each optional.
+      await terminal.waitFor(/role, optional: Enter alone leaves it out/);
+      terminal.typeLine('Engineer');
+      await skipFields(terminal, ['start_date', 'salary']);
       const summary = await terminal.waitFor(/Send it\?/);
       expect(summary).toContain(`${ACME_OFFER} (offer-letter)`);
       expect(summary).toContain('Ada Lovelace <ada@example.com>');
-      expect(summary).toMatch(/company\s+Acme Corp/);
+      expect(summary).toMatch(/Merge data +company +Acme Corp/);
+      expect(summary).toMatch(/role +Engineer/);
+      expect(terminal.screens.join('\n')).not.toMatch(/company, optional/);
       expect(await creates()).toEqual([]);
       terminal.press('Enter');
       const final = await terminal.waitFor(/exit=\d+/);
@@ -97,7 +118,7 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
       expect(JSON.parse(String(sent[0]?.body))).toMatchObject({
         template_id: ACME_OFFER,
         signatory: { name: 'Ada Lovelace', email: 'ada@example.com' },
-        merge_data: { company: 'Acme Corp' },
+        merge_data: { company: 'Acme Corp', role: 'Engineer' },
       });
     } finally {
       terminal.close();
@@ -115,6 +136,8 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
       expect(asked).toContain('2026-12-01');
       expect(terminal.screens.join('\n')).not.toContain('Legal name of the employer');
       terminal.typeLine('2027-01-04');
+      // Its optional field is offered too, and left out.
+      await skipFields(terminal, ['salary']);
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('exit=0');
       const sent = await creates();
@@ -126,6 +149,47 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     } finally {
       terminal.close();
     }
+  });
+
+  it('fields not known here are offered by name; none given: the confirmation says "Merge data none"', async () => {
+    // Globex's token: the sandbox lists Globex's templates, so the fields of Acme's offer letter
+    // are not known. The person is offered fields by name; No at the end sends nothing.
+    const globex = { ESIGN_TOKEN: tokenOf(sandbox, 1), NO_COLOR: '1' };
+    const none = walk('esign-walk-byname-none', '--template offer-letter --name Ada', globex);
+    try {
+      await none.waitFor(/email/);
+      none.typeLine('ada@example.com');
+      await none.waitFor(/Add a merge field\? Its name .*Enter alone: no merge data/);
+      none.press('Enter');
+      const summary = await none.waitFor(/Send it\?/);
+      expect(summary).toMatch(/Merge data +none/);
+      none.press('Right', 'Enter');
+      expect(await none.waitFor(/exit=\d+/)).toContain('exit=2');
+    } finally {
+      none.close();
+    }
+    const named = walk('esign-walk-byname', '--template offer-letter --name Ada', globex);
+    try {
+      await named.waitFor(/email/);
+      named.typeLine('ada@example.com');
+      await named.waitFor(/Add a merge field\?/);
+      named.typeLine('company');
+      await named.waitFor(/Value of company/);
+      named.typeLine('Acme Corp');
+      await named.waitFor(/Enter alone: no more/);
+      named.typeLine('company');
+      await named.waitFor(/company is given already/);
+      // The typed name is still on the line: cleared, then Enter alone ends the fields.
+      for (let i = 0; i < 'company'.length; i++) named.press('BSpace');
+      named.press('Enter');
+      const summary = await named.waitFor(/Send it\?/);
+      expect(summary).toMatch(/Merge data +company +Acme Corp/);
+      named.press('Right', 'Enter');
+      expect(await named.waitFor(/exit=\d+/)).toContain('exit=2');
+    } finally {
+      named.close();
+    }
+    expect(await creates()).toEqual([]);
   });
 
   it('what the flags give is checked before any question: a typo in --template or --email is told at once', async () => {
@@ -164,6 +228,7 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
       terminal.typeLine('Ada');
       await terminal.waitFor(/email/);
       terminal.typeLine('ada@example.com');
+      await skipFields(terminal, ['role', 'start_date', 'salary']);
       await terminal.waitFor(/Send it\?/);
       terminal.press('Enter');
       expect(await terminal.waitFor(/exit=\d+/)).toContain('exit=0');
@@ -182,7 +247,9 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     try {
       await terminal.waitFor(/Template/);
       terminal.press('Enter');
-      await terminal.waitFor(/Send it\?/);
+      await skipFields(terminal, OFFER_TAGS);
+      const summary = await terminal.waitFor(/Send it\?/);
+      expect(summary).toMatch(/Merge data +none/);
       terminal.press('Right', 'Enter');
       expect(await terminal.waitFor(/exit=\d+/)).toContain('exit=2');
       const shown = terminal.screens.find((screen) => /[^\x20-\x7e\n]/.test(screen));
@@ -197,6 +264,7 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     try {
       await terminal.waitFor(/email/);
       terminal.typeLine('ada@example.com');
+      await skipFields(terminal, OFFER_TAGS);
       await terminal.waitFor(/Send it\?/);
       terminal.press('Left', 'Enter');
       terminal.press('Right', 'Enter');
@@ -215,6 +283,7 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
     try {
       await terminal.waitFor(/full name/);
       terminal.typeLine('Ada Lovelace');
+      await skipFields(terminal, OFFER_TAGS);
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('exit=0');
       expect(terminal.screens.join('\n')).not.toContain('Send it?');
@@ -242,6 +311,7 @@ describe.skipIf(!hasTmux)('envelope create at a terminal, with things left out',
         if (prompt === 'confirmation') {
           await terminal.waitFor(/full name/);
           terminal.typeLine('Ada');
+          await skipFields(terminal, OFFER_TAGS);
         }
         await terminal.waitFor(shown);
         terminal.press('C-c');
@@ -297,13 +367,39 @@ describe.skipIf(!hasTmux)('envelope batch at a terminal, with duplicate records'
       const question = await terminal.waitFor(/Send the duplicate anyway\?/);
       expect(question).toContain('line 2: same template, signatory email and merge data as line 1');
       terminal.press('Enter');
+      await terminal.waitFor(/Send the other 1 record, leaving out the duplicate\?/);
+      terminal.press('Enter');
       const final = await terminal.waitFor(/exit=\d+/);
       expect(final).toContain('exit=2');
+      expect(final).toContain('Nothing was sent');
       expect(final).toContain('--allow-duplicates');
       expect(await creates()).toEqual([]);
     } finally {
       terminal.close();
     }
+  });
+
+  it('No, then yes to "all but the duplicates": the other records are sent, the duplicates left out', async () => {
+    const output = join(project, 'esign-dupes-but.jsonl');
+    const terminal = batch('esign-dupes-but', '');
+    try {
+      await terminal.waitFor(/Send the duplicate anyway\?/);
+      terminal.press('Enter');
+      await terminal.waitFor(/Send the other 1 record, leaving out the duplicate\?/);
+      terminal.press('Left', 'Enter');
+      const final = await terminal.waitFor(/exit=\d+/);
+      expect(final).toContain('Sending 1 record; the duplicate left out, not sent.');
+      expect(final).toContain('exit=0');
+    } finally {
+      terminal.close();
+    }
+    const sent = await creates();
+    expect(sent).toHaveLength(1);
+    const lines = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((result) => [result.line, result.ok])).toEqual([[1, true]]);
   });
 
   it('Yes sends them; --yes sends them without asking', async () => {

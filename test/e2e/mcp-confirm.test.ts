@@ -73,7 +73,7 @@ describe.each(['v2', 'v2-2026', 'v1'] as const)('a client that can ask (%s)', (k
         '  company: "Acme Corp"',
         '  role: "Engineer"',
         'Expires: in 14 days, about ',
-        `Sent with profile 'default' to ${sandbox.baseUrl}`,
+        `To be sent with profile 'default' to ${sandbox.baseUrl}`,
       ])
         expect(question).toContain(line);
       const sent = (await createsLogged()).slice(before);

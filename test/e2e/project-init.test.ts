@@ -1,7 +1,7 @@
 // A project file without typing it, through the built binary against the sandbox: `esign init`
 // writes the sandbox's templates with their fields, refuses to replace a file without --force, and
 // `esign templates set` adds or updates one template, keeping the rest of the file byte for byte.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,84 @@ describe('esign init for a profile, and what it reads', () => {
       cwd: dir,
     });
     expect(JSON.parse(forSandbox.stdout).templates['offer-letter']).toBe(ACME_OFFER);
+  });
+
+  it("the README's sequence runs as written: init --profile sandbox, then templates set on that name, then a production id", async () => {
+    // The README's passage, wherever the guides keep it (README.md, or docs/project-file.md).
+    const readme = ['../../docs/project-file.md', '../../README.md']
+      .map((path) => join(import.meta.dirname, path))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path, 'utf8'))
+      .join('\n');
+    const block = readme.match(/```sh\n(\s*esign init --profile sandbox\n[\s\S]*?)```/)?.[1];
+    expect(block).toBeDefined();
+    // Lines joined at their `\`, then split into words as sh would (quotes kept together, then removed).
+    const commands = (block as string)
+      .replace(/\\\n\s*/g, '')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .map((line) =>
+        (line.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) as string[]).map((word) => word.replace(/["']/g, '')),
+      );
+    expect(commands.map((words) => words.slice(0, 3).join(' '))).toEqual([
+      'esign init --profile',
+      'esign templates set',
+      'esign templates set',
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'esign-readme-init-'));
+    // A new user's machine: the sandbox profile logged in, nothing in the environment.
+    const user = { ESIGN_CONFIG_DIR: freshConfigDir() };
+    const login = await runBin(
+      ['login', '--with-token', '--profile', 'sandbox', '--base-url', sandbox.baseUrl],
+      { env: user, stdin: tokenOf(sandbox) },
+    );
+    expect(login.code).toBe(0);
+    for (const [, ...args] of commands) {
+      const result = await runBin(args, { env: user, cwd: dir });
+      expect(result.code, `esign ${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    const written = JSON.parse(readFileSync(join(dir, '.esign.json'), 'utf8'));
+    // The sandbox's id was never written as a top-level (production) name.
+    expect(written.templates).toBeUndefined();
+    expect(written.profiles.sandbox.templates['offer-letter']).toEqual({
+      id: ACME_OFFER,
+      fields: {
+        company: { required: true, description: 'Legal name of the employer' },
+        role: {},
+        start_date: { required: true, example: '2026-12-01' },
+        salary: {},
+      },
+    });
+    expect(written.profiles.production.templates['offer-letter']).toBe('01JF2K8W0R3M7Q5N9T1V4XBYCD');
+    // The fields it set are checked for the sandbox profile.
+    const missing = await runBin(
+      [
+        ...['envelope', 'create', '--profile', 'sandbox', '--template', 'offer-letter'],
+        ...['--name', 'A', '--email', 'a@example.com', '--set', 'company=Acme', '--dry-run'],
+      ],
+      { env: user, cwd: dir },
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('start_date');
+    expect(missing.stderr).not.toContain("'company'");
+  });
+
+  it('templates set without an id and a name named for several profiles asks which; a new name is never given an id to copy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esign-set-profiles-'));
+    const original = `{"profiles": {"sandbox": {"templates": {"offer": "${ACME_OFFER}"}}, "staging": {"templates": {"offer": "${ACME_NDA}"}}}}\n`;
+    writeFileSync(join(dir, '.esign.json'), original);
+    const both = await runBin(['templates', 'set', 'offer', '--required', 'company'], { env, cwd: dir });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(
+      "Template 'offer' is named for several profiles (sandbox, staging) and not at the top level: say which one to change.",
+    );
+    expect(both.stderr).toContain('esign templates set offer … --in-profile staging');
+    const fresh = await runBin(['templates', 'set', 'letter', '--required', 'company'], { env, cwd: dir });
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toContain('give its id, e.g. esign templates set letter <template id>.');
+    expect(fresh.stderr).not.toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);
+    expect(readFileSync(join(dir, '.esign.json'), 'utf8')).toBe(original);
   });
 
   describe('from a server that lists templates of its own', () => {

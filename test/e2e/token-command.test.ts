@@ -103,7 +103,7 @@ describe('a token command', () => {
     ],
     ['prints nothing', 'true', /printed no token: the first line of its output is empty/],
     ['prints no token', "echo 'two words'", /printed something that is not a token/],
-    ['cannot start', 'exec /nonexistent/helper', /exited with status 127/],
+    ['runs a program that is not installed', 'exec /nonexistent/helper', /a program it runs was not found/],
   ])('a command that %s is exit 3, naming the command and never its output', async (_what, body, told) => {
     const helper = script(body);
     const result = await runBin(CREATE_ARGS, { env: env({ ESIGN_TOKEN_COMMAND: helper.path }) });
@@ -112,10 +112,60 @@ describe('a token command', () => {
     expect(result.stderr).toContain(
       `The token command \`${helper.path}\` (from environment variable ESIGN_TOKEN_COMMAND)`,
     );
-    expect(result.stderr).toContain(`Run it yourself to see what it says`);
+    expect(result.stderr).toContain(`Run it yourself to see`);
     for (const printed of ['SECRET', 'oops', 'two words']) expect(result.stderr).not.toContain(printed);
     expect(await sentTokens()).toEqual([]);
   });
+
+  it('a command whose program is not installed is "not found", naming the program, not "status 127"', async () => {
+    const result = await runBin(CREATE_ARGS, {
+      env: env({ ESIGN_TOKEN_COMMAND: 'esign-no-such-vault read "vault://esign/token"' }),
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(
+      'The token command `esign-no-such-vault read "vault://esign/token"` (from environment variable ESIGN_TOKEN_COMMAND) was not found: there is no program `esign-no-such-vault` on PATH; there is no token.',
+    );
+    expect(result.stderr).toContain('Install esign-no-such-vault, or put its folder on PATH');
+    expect(result.stderr).not.toContain('127');
+    const byPath = await runBin(CREATE_ARGS, {
+      env: env({ ESIGN_TOKEN_COMMAND: '/nonexistent/vault --get' }),
+    });
+    expect(byPath.code).toBe(3);
+    expect(byPath.stderr).toContain('was not found: there is no program `/nonexistent/vault` at that path');
+    expect(await sentTokens()).toEqual([]);
+  });
+
+  it('a process the command leaves behind holding its output does not keep esign running', async () => {
+    // The command prints the token and leaves a `sleep` that holds its standard output open (as a
+    // daemon a vault starts may). esign sends, prints, and exits without waiting for the sleep.
+    const SLEEP_S = 30;
+    const dir = mkdtempSync(join(tmpdir(), 'esign-token-held-'));
+    const pidFile = join(dir, 'pid');
+    const started = Date.now();
+    try {
+      const result = await runBin([...CREATE_ARGS, '-q'], {
+        env: env({
+          ESIGN_TOKEN_COMMAND: `echo ${shellQuote(token)}; sleep ${SLEEP_S} & echo $! > ${shellQuote(pidFile)}`,
+        }),
+        timeoutMs: (SLEEP_S + 30) * 1000,
+      });
+      const took = Date.now() - started;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign\//);
+      // Well under the sleep: before the fix esign exited only when the sleep did.
+      expect(took).toBeLessThan((SLEEP_S * 1000) / 3);
+      // The sleep was left alone (esign does not wait on it, nor stop it).
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(() => process.kill(pid, 0)).not.toThrow();
+    } finally {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    expect(await sentTokens()).toEqual(['200']);
+  }, 90_000);
 
   it('a slow command is stopped after the request timeout: exit 3, nothing sent', async () => {
     const helper = script('sleep 30; echo late');

@@ -190,7 +190,7 @@ describe('create_envelope asks a person first', () => {
         'Fields:',
         '  company: "Acme Corp"',
         'Expires: in 14 days, about 2026-12-15 (UTC)',
-        "Sent with profile 'default' to http://127.0.0.1:9/api/v1",
+        "To be sent with profile 'default' to http://127.0.0.1:9/api/v1",
       ].join('\n'),
     );
     expect(result.ask.form.required).toEqual(['send']);

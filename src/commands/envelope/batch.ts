@@ -33,7 +33,7 @@ import {
 } from '../../ci/batch-summary.js';
 import { githubActionsEnabled, maskValues, writeCommands } from '../../ci/github-actions.js';
 import { connect, loadSettings } from '../../config/connect.js';
-import type { Setting, Settings } from '../../config/settings.js';
+import { type Setting, type Settings, templateNamesOf } from '../../config/settings.js';
 import type { Context, Env } from '../../context.js';
 import { createdEnvelopeText } from '../../envelope/created.js';
 import { CliError, ExitCode, OutputFailedError, UsageError } from '../../errors.js';
@@ -43,7 +43,7 @@ import { promptsAllowed } from '../../io/interaction.js';
 import { startProgress } from '../../io/progress.js';
 import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
 import { problemSentence } from '../../problems.js';
-import { type ResolvedTemplate, resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import { type ResolvedTemplate, resolveTemplate } from '../../project/templates.js';
 import {
   checkExpiryLimit,
   knownExpiryLimit,
@@ -186,7 +186,7 @@ async function resolveJob(flags: BatchFlags, ctx: Context, actions: boolean): Pr
       ? { given, path: realOutputPath(given, flags.output), shownAs: flags.output }
       : undefined;
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(connectionOf(flags), ctx);
+  const settings = loadSettings(connectionOf(flags), ctx, { verbose: flags.verbose });
   const fromProject = settings.project?.content.defaults;
   const defaults = await readDefaults(flags, settings, ctx);
   const path = flags.file === '-' ? undefined : resolve(ctx.cwd, flags.file);
@@ -297,7 +297,7 @@ async function readDefaults(flags: BatchFlags, settings: Settings, ctx: Context)
     expiryFlag === undefined ? `defaults.expires_in_days of ${settings.project?.path}` : '--expires-in-days',
     problems,
   );
-  const templates = templateNamesFor(settings.project, settings.profile.value, ctx.cwd);
+  const templates = templateNamesOf(settings, ctx.cwd);
   let template: ResolvedTemplate | undefined;
   if (flags.template !== undefined) {
     const resolved = resolveTemplate(flags.template, templates, '--template');
@@ -419,8 +419,9 @@ async function sendAll(job: BatchJob, ctx: Context): Promise<number> {
   try {
     const plan = await planOf(job, ctx, await earlierResults(job, true), true);
     try {
-      if (plan.duplicateCount > 0 && !job.allowDuplicates) await settleDuplicates(job, ctx, plan);
-      const sent = await send(job, ctx, { plan, claim });
+      const leftOut =
+        plan.duplicateCount > 0 && !job.allowDuplicates ? await settleDuplicates(job, ctx, plan) : undefined;
+      const sent = await send(job, ctx, { plan: leftOut ? leavingOut(plan, leftOut) : plan, claim });
       return reportRun(job, ctx, plan, sent);
     } finally {
       plan.dispose();
@@ -431,10 +432,16 @@ async function sendAll(job: BatchJob, ctx: Context): Promise<number> {
 }
 
 /**
- * Duplicates found and not declared meant: a person at a terminal is asked before they are sent
- * (No, the default: exit 2, nothing sent); a script is warned, and they are sent as before.
+ * Duplicates found and not declared meant: a person at a terminal is asked before they are sent; a
+ * script is warned, and they are sent as before. No, the default, is asked once more where there
+ * are other records: send those, leaving the duplicates out (their lines are returned)? No again:
+ * exit 2, nothing sent.
  */
-async function settleDuplicates(job: BatchJob, ctx: Context, plan: Plan): Promise<void> {
+async function settleDuplicates(
+  job: BatchJob,
+  ctx: Context,
+  plan: Plan,
+): Promise<ReadonlySet<number> | undefined> {
   const warning = duplicatesWarning(plan.duplicates, plan.duplicateCount);
   const count = plan.duplicateCount;
   if (!job.askBeforeDuplicates) {
@@ -449,12 +456,36 @@ async function settleDuplicates(job: BatchJob, ctx: Context, plan: Plan): Promis
   const question = `Send ${count === 1 ? 'the duplicate' : `all ${count} duplicates`} anyway?`;
   if (await askYesNo(question, streams)) {
     finishQuestions(streams, { said: `Sending ${count === 1 ? 'it' : 'them'} with the others.` });
-    return;
+    return undefined;
+  }
+  const others = plan.toSend - plan.duplicatesToSend;
+  const records = (n: number) => `${n} ${n === 1 ? 'record' : 'records'}`;
+  if (others > 0) {
+    const leaving = `the ${plan.duplicatesToSend === 1 ? 'duplicate' : `${plan.duplicatesToSend} duplicates`}`;
+    if (await askYesNo(`Send the other ${records(others)}, leaving out ${leaving}?`, streams)) {
+      finishQuestions(streams, { said: `Sending ${records(others)}; ${leaving} left out, not sent.` });
+      return plan.duplicateLines;
+    }
   }
   finishQuestions(streams, { said: 'Nothing was sent.', declined: true });
   throw new UsageError('Not sent: the input has duplicate records; nothing was sent.', {
     hint: 'Remove the duplicates, or add --allow-duplicates if they are meant.',
   });
+}
+
+/** The plan without the records on `lines` (the duplicates the person chose to leave out). */
+function leavingOut(plan: Plan, lines: ReadonlySet<number>): Plan {
+  return {
+    ...plan,
+    records: async () => {
+      for (;;) {
+        const some = await plan.records();
+        const kept = some.filter((record) => !lines.has(record.line));
+        // An empty array is the end: a batch of duplicates only is read past, not returned.
+        if (some.length === 0 || kept.length > 0) return kept;
+      }
+    },
+  };
 }
 
 /** What sending came to, with the token the results were redacted of. */

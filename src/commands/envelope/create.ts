@@ -8,8 +8,8 @@ import {
   githubFiles,
   maskValues,
 } from '../../ci/github-actions.js';
-import { connect, loadSettings } from '../../config/connect.js';
-import type { Settings } from '../../config/settings.js';
+import { connect, loadSettings, obtainToken } from '../../config/connect.js';
+import { type Settings, templateNamesOf } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { createdButNotWritten } from '../../envelope/created.js';
 import type { AnswerChecks, AskedField, PromptStreams } from '../../envelope/interactive.js';
@@ -17,7 +17,8 @@ import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { connectionOf, globalOptions, repeated } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
-import { resolveTemplate, templateNamesFor } from '../../project/templates.js';
+import { fieldNameProblem } from '../../project/template-entry.js';
+import { resolveTemplate } from '../../project/templates.js';
 import {
   buildCreateRequest,
   type CreateDraft,
@@ -33,6 +34,7 @@ import {
 } from '../../request/request.js';
 import { redactStrings } from '../../text/redact.js';
 import { escapeControl } from '../../text/terminal-text.js';
+import { loopbackOrigin } from '../../transport/loopback.js';
 
 /**
  * The flags, typed. What they mean together (a ULID, an email, merge data from files) is checked
@@ -66,7 +68,7 @@ const CREATE_FLAG_NAMES: InputNames = {
 export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   const problems: Problems = [];
   // The settings first: the profile chooses which template names of the project file are in force.
-  const settings = loadSettings(connectionOf(given), ctx);
+  const settings = loadSettings(connectionOf(given), ctx, { verbose: given.verbose });
   const fromFiles = await readMergeDataFiles(given.data, ctx, problems);
   const walkThrough = problems.length === 0 && wantsWalkThrough(given, settings, fromFiles, ctx);
   const flags = walkThrough ? await askForMissing(given, settings, fromFiles, ctx) : given;
@@ -245,7 +247,7 @@ function requiredFieldsToAsk(
   fromFiles: Readonly<Record<string, string>>,
   settings: Settings,
 ): AskedField[] {
-  const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
+  const names = templateNamesOf(settings);
   const resolved = resolveTemplate(template, names, '--template');
   if (!('id' in resolved) || resolved.fields === undefined) return [];
   const fields = resolved.fields;
@@ -254,9 +256,61 @@ function requiredFieldsToAsk(
   const missing = checkMergeData(fields, given)?.missing ?? [];
   return missing.map((name) => ({
     name,
+    required: true,
     description: fields[name]?.description,
     example: fields[name]?.example,
   }));
+}
+
+/**
+ * Every field of `template` the merge data does not give, for the walk-through: the project file's
+ * declared fields (its required ones missing first, then its optional ones not given), else the
+ * sandbox's merge tags for that id where the base URL is the sandbox's (all optional: the sandbox
+ * does not say which are required); undefined when neither knows them.
+ */
+async function fieldsToAsk(
+  template: string,
+  set: readonly string[],
+  fromFiles: Readonly<Record<string, string>>,
+  settings: Settings,
+  ctx: Context,
+): Promise<AskedField[] | undefined> {
+  const resolved = resolveTemplate(template, templateNamesOf(settings), '--template');
+  if (!('id' in resolved)) return undefined;
+  const given = { ...fromFiles, ...parseSetFlags([...set], []) };
+  const notGiven = (name: string) => !Object.hasOwn(given, name);
+  const declared = resolved.fields;
+  if (declared !== undefined) {
+    const optional = Object.keys(declared)
+      .filter((name) => declared[name]?.required !== true && notGiven(name))
+      .map((name) => ({
+        name,
+        required: false,
+        description: declared[name]?.description,
+        example: declared[name]?.example,
+      }));
+    return [...requiredFieldsToAsk(template, set, fromFiles, settings), ...optional];
+  }
+  const tags = await sandboxMergeTags(resolved.id, settings, ctx);
+  return tags?.filter(notGiven).map((name) => ({ name, required: false }));
+}
+
+/**
+ * The merge tags the sandbox lists for template `id`, where the base URL is loopback (where `esign
+ * sandbox` listens); undefined when it is not, or the sandbox does not answer (the API itself has no
+ * call that lists a template's fields). Never an error: the walk-through then offers fields by name.
+ */
+async function sandboxMergeTags(id: string, settings: Settings, ctx: Context): Promise<string[] | undefined> {
+  const baseUrl = settings.baseUrl.value;
+  if (loopbackOrigin(baseUrl) === undefined || baseUrl === undefined) return undefined;
+  try {
+    const { fetchSandboxTemplates } = await import('../../project/sandbox-templates.js');
+    const token = await obtainToken(settings, ctx);
+    const listing = await fetchSandboxTemplates(baseUrl, token, settings.timeoutMs.value, ctx);
+    return listing.templates.find((template) => template.id === id)?.merge_tags;
+  } catch {
+    return undefined;
+  }
 }
 
 async function askForMissing(
@@ -266,12 +320,12 @@ async function askForMissing(
   ctx: Context,
 ): Promise<CreateOptions> {
   const walk = await import('../../envelope/interactive.js');
-  const names = templateNamesFor(settings.project, settings.profile.value, settings.projectSearchedFrom);
+  const names = templateNamesOf(settings);
   const answers = await walk.askForMissing(
     { template: flags.template, name: flags.name, email: flags.email, set: flags.set },
     {
       templateNames: names.names,
-      requiredFieldsOf: (template) => requiredFieldsToAsk(template, flags.set, fromFiles, settings),
+      fieldsOf: (template) => fieldsToAsk(template, flags.set, fromFiles, settings, ctx),
       checks: answerChecks(flags, settings),
     },
     prompts(ctx, walk),
@@ -312,9 +366,15 @@ function answerChecks(flags: CreateOptions, settings: Settings): AnswerChecks {
     name: (value) => problemFor({ name: value }, '--name'),
     email: (value) => problemFor({ email: value }, '--email'),
     field: (field, value) =>
-      value.trim() === ''
+      field.required && value.trim() === ''
         ? `${escapeControl(field.name)} is required by the template: it must not be empty.`
         : undefined,
+    fieldName: (name, taken) => {
+      if (name.includes('=')) return `A field name holds no '=': '${escapeControl(name)}'.`;
+      const problem = fieldNameProblem(name);
+      if (problem) return `'${escapeControl(name)}' ${problem}.`;
+      return taken.includes(name) ? `${escapeControl(name)} is given already.` : undefined;
+    },
   };
 }
 
@@ -338,7 +398,7 @@ async function confirmRequest(request: CreateEnvelopeRequest, flags: CreateOptio
     `Template     ${request.template_id}${named}`,
     `Signatory    ${request.signatory.name} <${request.signatory.email}>`,
     ...(request.signatory.phone === undefined ? [] : [`Phone        ${request.signatory.phone}`]),
-    ...Object.entries(request.merge_data).map(([key, value]) => `${key.padEnd(12)} ${value}`),
+    ...mergeDataLines(request.merge_data),
     ...(request.expires_in_days === undefined ? [] : [`Expires in   ${request.expires_in_days} days`]),
   ];
   const yes = flags.yes || (await walk.confirmSend(lines.map(escapeControl).join('\n'), streams));
@@ -347,6 +407,19 @@ async function confirmRequest(request: CreateEnvelopeRequest, flags: CreateOptio
     throw new UsageError('Not sent: you answered no.', { hint: 'Nothing was sent.' });
   }
   walk.finishQuestions(streams, { said: 'Sending it.' });
+}
+
+/**
+ * The merge data as the confirmation shows it, under its own label (a field named like a row above
+ * is not mistaken for it); "none" when there is none: the document's fields will then be empty.
+ */
+function mergeDataLines(mergeData: Readonly<Record<string, string>>): string[] {
+  const entries = Object.entries(mergeData);
+  if (entries.length === 0) return ['Merge data   none'];
+  const width = Math.max(...entries.map(([key]) => key.length));
+  return entries.map(
+    ([key, value], index) => `${index === 0 ? 'Merge data' : ''.padEnd(10)}   ${key.padEnd(width)}  ${value}`,
+  );
 }
 
 /** The step outputs envelope_id, signing_url, status and expires_at, in $GITHUB_OUTPUT. */
