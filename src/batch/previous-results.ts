@@ -1,6 +1,6 @@
 // What an earlier run left in the results file (and in its pending journal), for a resumed run.
 import { constants } from 'node:fs';
-import { OUTCOME_UNKNOWN, UsageError } from '../errors.js';
+import { OUTCOME_UNKNOWN } from '../errors.js';
 import { isTornLine, readLines } from '../fs/lines.js';
 import { openRegularFile } from '../fs/regular-file.js';
 import { parseResult } from './formats.js';
