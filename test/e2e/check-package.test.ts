@@ -55,7 +55,7 @@ describe('scripts/check-package.sh', () => {
       expect(run.stdout).toMatch(
         /^npm install -g of esign-[\d.]+\.tgz: 1 package \(esign\), \d+ MB, [\d.]+ s$/m,
       );
-      expect(run.stdout).toContain('create, batch of 3, completion, mcp, man esign');
+      expect(run.stdout).toContain('create, batch of 3, completion, mcp, mcp install, man esign');
     },
   );
 
