@@ -3,7 +3,8 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
-import { buildProgram, describeTree } from './cli.js';
+import { buildProgram } from './cli.js';
+import { commandTree } from './commands/table.js';
 import { configDir } from './config/paths.js';
 import { storedPreference } from './config/preferences.js';
 import {
@@ -43,29 +44,33 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
   const mode: { json: boolean; verbose: boolean; ciOutput?: string } = { json: false, verbose: false };
   let notes: HeldNotes | undefined;
   let exitCode: number = ExitCode.ok;
-  const program = buildProgram(ctx, {
-    onOptions: (options, command) => {
-      mode.json = options.json === true;
-      mode.verbose = options.verbose === true;
-      mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
-      if (!mode.json || command.streamsStderr) return ctx;
-      notes = new HeldNotes(ctx.stderr);
-      // What goes to stderr is held, not shown: no spinner, no colour there.
-      return {
-        ...ctx,
-        stderr: notes,
-        terminal: decideTerminal(
-          { stdout: ctx.stdout, stderr: notes },
-          ctx.env,
-          ctx.platform,
-          () => ctx.terminal.accessible,
-        ),
-      };
+  const program = buildProgram(
+    ctx,
+    {
+      onOptions: (options, command) => {
+        mode.json = options.json === true;
+        mode.verbose = options.verbose === true;
+        mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
+        if (!mode.json || command.streamsStderr) return ctx;
+        notes = new HeldNotes(ctx.stderr);
+        // What goes to stderr is held, not shown: no spinner, no colour there.
+        return {
+          ...ctx,
+          stderr: notes,
+          terminal: decideTerminal(
+            { stdout: ctx.stdout, stderr: notes },
+            ctx.env,
+            ctx.platform,
+            () => ctx.terminal.accessible,
+          ),
+        };
+      },
+      onResult: (code) => {
+        exitCode = code;
+      },
     },
-    onResult: (code) => {
-      exitCode = code;
-    },
-  });
+    argv,
+  );
   watchModeFlags(program, mode);
   if (argv.length === 0) {
     program.outputHelp();
@@ -88,7 +93,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
   const { complete, formatCompletion } = await import('./commands/complete.js');
-  const tree = describeTree(buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} }));
+  const tree = commandTree();
   const line = words.length ? words : [''];
   let valuesAsked = false;
   let offered = complete(tree, line, () => {
