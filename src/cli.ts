@@ -4,15 +4,16 @@
 // commander's result (flags merged with the global ones, positional arguments by their declared
 // names) goes through the schema made from the command's declaration (src/options.ts), and only
 // typed, checked options reach its `run`, which its module (imported then) holds.
-import { Argument, Command, Help, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import type { ArgDecl, CommandDecl, FlagDecl } from './command-types.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG } from './commands/global-flags.js';
+import { pageOf, showHelp, widthOf } from './commands/help.js';
 import { ROOT } from './commands/table.js';
 import type { Context } from './context.js';
-import { childNamed, globalFlagsFor, keyOf, pathOf } from './declarations.js';
+import { keyOf, pathOf } from './declarations.js';
 import { UsageError } from './errors.js';
+import { flagSpelling, helpText } from './help/render.js';
 import { describeIssue } from './text/issues.js';
-import { durationText } from './text/units.js';
 import { unknownCommandError, unknownOptionError } from './unknown-option.js';
 
 /** What the entry point learns while a command line is parsed and run. */
@@ -44,40 +45,24 @@ class EsignCommand extends Command {
   }
 }
 
+/** The declarations of `command` and the commands above it, the root first. */
+function declarationsAlong(command: Command): CommandDecl[] {
+  const path: CommandDecl[] = [];
+  for (let at: Command | null = command; at; at = at.parent) {
+    const decl = declarations.get(at);
+    if (decl) path.unshift(decl);
+  }
+  return path;
+}
+
 function pathNames(command: Command): string[] {
   const names: string[] = [];
   for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
   return names;
 }
 
-/** The words after a flag's help: its default and its variable, said one way everywhere. */
-function flagNotes(flag: FlagDecl): string {
-  const shown = flag.shownDefault ?? (flag.default === undefined ? undefined : defaultText(flag));
-  const notes = [
-    ...(shown === undefined ? [] : [`default: ${shown}`]),
-    ...(flag.env ? [`env: ${flag.env}`] : []),
-  ];
-  return notes.length ? ` (${notes.join('; ')})` : '';
-}
-
-/** A default as a user would type it: 15m, not 900000. */
-function defaultText(flag: FlagDecl): string {
-  return flag.kind === 'duration' ? durationText(Number(flag.default)) : String(flag.default);
-}
-
-/** `--output <file>`, `-o, --output <file>`, `--token [value]`. */
-function flagSpelling(flag: FlagDecl): string {
-  const value =
-    flag.kind === 'boolean'
-      ? ''
-      : flag.optionalValue
-        ? ` [${flag.value ?? 'value'}]`
-        : ` <${flag.value ?? 'value'}>`;
-  return `${flag.short ? `${flag.short}, ` : ''}${flag.flag}${value}`;
-}
-
 function optionOf(flag: FlagDecl): Option {
-  const option = new Option(flagSpelling(flag), `${flag.help}${flagNotes(flag)}`);
+  const option = new Option(flagSpelling(flag), flag.help);
   if (flag.kind === 'list' || flag.kind === 'paths') option.argParser(collect);
   if (flag.kind === 'choice' && flag.choices) option.choices(flag.choices);
   if (flag.conflicts) option.conflicts(keyOf(flag.conflicts));
@@ -88,10 +73,6 @@ function optionOf(flag: FlagDecl): Option {
 function argumentOf(arg: ArgDecl): Argument {
   const name = `${arg.name}${arg.variadic ? '...' : ''}`;
   return new Argument(arg.required ? `<${name}>` : `[${name}]`, arg.help);
-}
-
-function examples(lines: readonly string[]): string {
-  return `\nExamples:\n${lines.map((line) => (line.startsWith('#') || line.startsWith(' ') || line === '' ? `  ${line}` : `  $ ${line}`)).join('\n')}\n`;
 }
 
 /** "--expires-in-days" for the option key "expiresInDays", "file" for a positional argument. */
@@ -148,7 +129,6 @@ function built(command: Command, decl: CommandDecl, hooks: ProgramHooks): void {
   command.description(decl.summary).aliases(decl.aliases ?? []);
   for (const flag of decl.flags ?? []) command.addOption(optionOf(flag));
   for (const arg of decl.args ?? []) command.addArgument(argumentOf(arg));
-  command.addHelpText('after', examples(decl.examples));
   const { load } = decl;
   if (load) {
     command.action(async (...params: unknown[]) => {
@@ -161,7 +141,6 @@ function built(command: Command, decl: CommandDecl, hooks: ProgramHooks): void {
   } else if (decl.subcommands) {
     // Bare, a group shows its help on stdout (exit 0), as `esign` does.
     command
-      .usage('<command> [flags]')
       .argument('[command]')
       .action(async (typed: string | undefined, _options: unknown, at: Command) => {
         if (typed === undefined) {
@@ -179,22 +158,12 @@ function built(command: Command, decl: CommandDecl, hooks: ProgramHooks): void {
 export function buildProgram(ctx: Context, hooks: ProgramHooks, argv?: readonly string[]): Command {
   const path = argv === undefined ? undefined : pathOf(ROOT, GLOBAL_FLAGS, argv);
   const program = new EsignCommand('esign')
-    .usage('<command> [flags]')
     .version(ctx.version, `${VERSION_FLAG.short}, ${VERSION_FLAG.flag}`, VERSION_FLAG.help)
     .helpOption(`${HELP_FLAG.short}, ${HELP_FLAG.flag}`, HELP_FLAG.help);
   for (const flag of GLOBAL_FLAGS) program.addOption(optionOf(flag));
   program
-    .configureHelp({
-      showGlobalOptions: true,
-      // Only the global flags that mean something to the command (its unusedGlobals).
-      visibleGlobalOptions(this: Help, command: Command) {
-        const decl = declarations.get(command);
-        const used = decl ? globalFlagsFor(decl, GLOBAL_FLAGS).map((f) => f.flag) : [];
-        return Help.prototype.visibleGlobalOptions
-          .call(this, command)
-          .filter((o) => used.includes(o.long ?? ''));
-      },
-    })
+    // The help is the table's own page (src/help/render.ts), as `esign help` shows it.
+    .configureHelp({ formatHelp: (command) => helpText(pageOf(declarationsAlong(command)), widthOf(ctx)) })
     .showSuggestionAfterError(true)
     .helpCommand(false)
     .exitOverride()
@@ -224,37 +193,4 @@ function buildLevel(
     if (path && child !== path[depth]) listed(command, child);
     else buildLevel(command.command(child.name), child, path, depth + 1, hooks);
   }
-}
-
-/** `esign help [command…|topic]`: a command's help or a topic, on stdout. */
-async function showHelp(ctx: Context, words: readonly string[]): Promise<number> {
-  const { HELP_TOPICS } = await import('./help-topics.js');
-  const [first = ''] = words;
-  const topic = words.length === 1 && Object.hasOwn(HELP_TOPICS, first) ? HELP_TOPICS[first] : undefined;
-  if (topic) {
-    ctx.stdout.write(topic);
-    return 0;
-  }
-  let decl: CommandDecl = ROOT;
-  for (const word of words) {
-    const next = childNamed(decl, word);
-    if (!next) {
-      const { didYouMean } = await import('./text/suggest.js');
-      const names = (decl.subcommands ?? []).map((c) => c.name);
-      const known = [...names, ...(decl === ROOT ? Object.keys(HELP_TOPICS) : [])];
-      throw new UsageError(
-        `No help for '${words.join(' ')}': unknown command or topic '${word}'.${didYouMean(word, known)}`,
-        {
-          hint: `Commands: ${names.join(', ')}${decl === ROOT ? `; topics: ${Object.keys(HELP_TOPICS).join(', ')}` : ''}.`,
-        },
-      );
-    }
-    decl = next;
-  }
-  let command: Command = buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} }, words);
-  for (const word of words) {
-    command = command.commands.find((c) => c.name() === word || c.aliases().includes(word)) ?? command;
-  }
-  command.outputHelp();
-  return 0;
 }

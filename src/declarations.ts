@@ -9,14 +9,8 @@ export function keyOf(flag: string): string {
 }
 
 /** Whether the flag is followed by a value. */
-function takesValue(flag: FlagDecl): boolean {
+export function takesValue(flag: FlagDecl): boolean {
   return flag.kind !== 'boolean' && !flag.optionalValue;
-}
-
-/** The global flags a command takes: all of them, less the connection flags it ignores. */
-export function globalFlagsFor(decl: CommandDecl, globals: readonly FlagDecl[]): FlagDecl[] {
-  const unused = decl.unusedGlobals ?? [];
-  return globals.filter((flag) => !unused.includes(flag.flag as never));
 }
 
 /** The command named `word` (or by an alias) below `decl`. */
@@ -25,7 +19,7 @@ export function childNamed(decl: CommandDecl, word: string): CommandDecl | undef
 }
 
 /** The flag spelled `word` (long or short; `--flag=value` too) among `flags`. */
-function flagSpelled(flags: readonly FlagDecl[], word: string): FlagDecl | undefined {
+export function flagSpelled(flags: readonly FlagDecl[], word: string): FlagDecl | undefined {
   const name = word.startsWith('--') && word.includes('=') ? word.slice(0, word.indexOf('=')) : word;
   return flags.find((f) => f.flag === name || f.short === name);
 }

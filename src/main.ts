@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
-import { buildProgram } from './cli.js';
+import { helpAsked, showHelp, writeHelp } from './commands/help.js';
 import { commandTree } from './commands/table.js';
 import { configDir } from './config/paths.js';
 import { storedPreference } from './config/preferences.js';
@@ -38,12 +38,23 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
     return ExitCode.ok;
   }
   if (argv[0] === '__complete') return completeCommandLine(argv.slice(argv[1] === '--' ? 2 : 1), ctx);
+  // Help is rendered from the command table: commander is loaded only to parse a command that runs.
+  const asked = helpAsked(argv);
+  if (asked) return writeHelp(ctx, asked);
+  if (argv[0] === 'help' && !argv.some((word) => word.startsWith('-'))) {
+    try {
+      return await showHelp(ctx, argv.slice(1));
+    } catch (error) {
+      return reportError(error, ctx, { json: false, verbose: false });
+    }
+  }
   // How errors are reported follows the options as parsed: from the command's checked options, or,
   // when parsing itself failed, from what commander had parsed by then (never from scanning argv,
   // where `--set --json` gives --set the value "--json").
   const mode: { json: boolean; verbose: boolean; ciOutput?: string } = { json: false, verbose: false };
   let notes: HeldNotes | undefined;
   let exitCode: number = ExitCode.ok;
+  const { buildProgram } = await import('./cli.js');
   const program = buildProgram(
     ctx,
     {
@@ -72,10 +83,6 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
     argv,
   );
   watchModeFlags(program, mode);
-  if (argv.length === 0) {
-    program.outputHelp();
-    return ExitCode.ok;
-  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
     if (notes && mode.verbose) notes.release();
