@@ -1,4 +1,4 @@
-// Builds dist/ for the npm install: esbuild's ES-module build with splitting. main.js holds the
+// Builds dist/ for the npm install: esbuild's ES-module build with splitting, and the quick entry. main.js holds the
 // command table and commander; each command, and each heavy library only some commands use, is
 // imported when it runs and so lands in chunks of its own. Dependencies are bundled as published.
 import { existsSync, rmSync } from 'node:fs';
@@ -26,4 +26,26 @@ await esbuild.build({
   banner: {
     js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);",
   },
+});
+
+// The quick entry (src/quick.ts): help and Tab from the command table, one CommonJS file that
+// bin/esign.js requires before anything else is loaded.
+await esbuild.build({
+  ...sharedBundleOptions,
+  entryPoints: { quick: 'src/quick.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  // A command's module is loaded by its declaration only when the command runs, which the quick
+  // entry never does: its lazy imports are left out, not bundled in.
+  plugins: [
+    {
+      name: 'lazy-imports-stay-out',
+      setup(build) {
+        build.onResolve({ filter: /.*/ }, (args) =>
+          args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+        );
+      },
+    },
+  ],
 });
