@@ -1,5 +1,5 @@
 // The declarations of `esign envelope create` and `esign envelope batch`.
-import { DEFAULT_MAX_RATE_WAIT_MS } from '../../batch/policy.js';
+import { DEFAULT_MAX_RATE_WAIT_MS } from '../../batch/defaults.js';
 import type { CommandDecl, Loaded } from '../../command-types.js';
 
 /** --concurrency when neither the flag nor the project file says. */
