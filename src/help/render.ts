@@ -159,12 +159,17 @@ function wrap(text: string, width: number, indent: number): string {
 }
 
 /** Two columns: a term and its text, the text wrapped beside the widest term. */
-export function table(rows: { term: string; text: string }[], width: number): string[] {
-  const column = Math.min(Math.max(...rows.map((r) => r.term.length)) + 4, 34);
+export function table(
+  rows: { term: string; text: string }[],
+  width: number,
+  column = Math.min(Math.max(...rows.map((r) => r.term.length)) + 4, 34),
+): string[] {
+  // On a narrow terminal the text keeps most of the line: a longer term goes on a line of its own.
+  const at = Math.min(column, Math.floor(width * 0.4));
   return rows.map(({ term, text }) => {
     const lead = `  ${term}`;
-    if (lead.length + 2 > column) return `${lead}\n${' '.repeat(column)}${wrap(text, width, column)}`;
-    return `${lead.padEnd(column)}${wrap(text, width, column)}`;
+    if (lead.length + 2 > at) return `${lead}\n${' '.repeat(at)}${wrap(text, width, at)}`;
+    return `${lead.padEnd(at)}${wrap(text, width, at)}`;
   });
 }
 
@@ -193,20 +198,17 @@ export function helpText(page: HelpPage, width = 80): string {
       width,
     ),
   );
-  section(
-    'Flags',
+  // The flags and the global flags in one column.
+  const flagTerms = [...page.flags, ...page.globalFlags].map((f) => f.spelling.length);
+  const flagColumn = Math.min(Math.max(...flagTerms) + 4, 34);
+  const flagRows = (rows: FlagRow[]) =>
     table(
-      page.flags.map((f) => ({ term: f.spelling, text: f.help })),
+      rows.map((f) => ({ term: f.spelling, text: f.help })),
       width,
-    ),
-  );
-  section(
-    'Global flags',
-    table(
-      page.globalFlags.map((f) => ({ term: f.spelling, text: f.help })),
-      width,
-    ),
-  );
+      flagColumn,
+    );
+  section('Flags', flagRows(page.flags));
+  section('Global flags', flagRows(page.globalFlags));
   section('Examples', page.examples.map(exampleLine));
   section(
     'Exit codes',

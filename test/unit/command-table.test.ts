@@ -8,6 +8,7 @@ import { GLOBAL_FLAGS } from '../../src/commands/global-flags.js';
 import { pageOf } from '../../src/commands/help.js';
 import { commandTree, ROOT } from '../../src/commands/table.js';
 import { keyOf } from '../../src/declarations.js';
+import { helpText } from '../../src/help/render.js';
 import { schemaFor } from '../../src/options.js';
 
 function paths(path: CommandDecl[]): CommandDecl[][] {
@@ -93,5 +94,21 @@ describe('the command table', () => {
     expect(command).toContain('--rate 5/s');
     for (const flag of (batch?.flags ?? []).filter((f: FlagDecl) => !f.resume))
       expect(command).not.toContain(`${flag.flag} `);
+  });
+
+  it('help follows the width it is given: every line but the examples fits', () => {
+    for (const path of paths([ROOT])) {
+      for (const width of [50, 80, 120]) {
+        const text = helpText(pageOf(path), width);
+        const beforeExamples = text.slice(0, text.indexOf('\nExamples:'));
+        const afterExamples = text.slice(text.indexOf('\nExit codes:'));
+        for (const line of `${beforeExamples}\n${afterExamples}`.split('\n')) {
+          expect(
+            line.length,
+            `${path.map((c) => c.name).join(' ')} at ${width}: ${line}`,
+          ).toBeLessThanOrEqual(width);
+        }
+      }
+    }
   });
 });
