@@ -9,9 +9,9 @@ module.exports = {
       name: 'no-cycle',
       severity: 'error',
       comment:
-        'A file imports itself back through another: the two belong in one, or one decides what both need.',
+        'A file imports itself back through another: the two belong in one, or one decides what both need. A lazy import (import()) does not count: a command declaration loads its command that way only when it runs, and the command takes its types and constants from its declaration.',
       from: { path: '^src/' },
-      to: { circular: true },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['dynamic-import'] } },
     },
     {
       name: 'batch-engine-stays-an-engine',
@@ -25,7 +25,7 @@ module.exports = {
       name: 'commands-are-called-not-imported',
       severity: 'error',
       comment: 'A command calls the engine, not the other way round.',
-      from: { path: '^src/', pathNot: '^src/(commands/|cli[.]ts$|main[.]ts$)' },
+      from: { path: '^src/', pathNot: '^src/(commands/|cli[.]ts$|main[.]ts$|quick[.]ts$)' },
       to: { path: '^src/commands/' },
     },
     {

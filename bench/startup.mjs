@@ -107,7 +107,7 @@ async function nodeLine(node, env, floorEnv) {
     rows.push(
       [`--version${label}`, 'node -e 0', 1.2],
       [`--help${label}`, 'node -e 0', 1.5],
-      [`Tab${label}`, 'node -e 0', 1.6],
+      [`Tab${label}`, 'node -e 0', 1.5],
       [`create${label}`, 'POST script, CommonJS', 2.2],
     );
   }

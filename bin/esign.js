@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The npm install's entry (CommonJS: bin/package.json). It answers `--version` before anything is
 // loaded, turns on Node's compile cache in esign's own cache folder where the runtime has one
-// (Node >= 22.1), and imports the bundle. The single executable has an entry of its own
+// (Node >= 22.1), answers help and Tab from the command table (dist/quick.cjs), and otherwise
+// imports the bundle. The single executable has an entry of its own
 // (scripts/build-binary.mjs).
 'use strict';
 
@@ -10,6 +11,30 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
   useCompileCache(process.env);
+  if (!answeredQuickly(args)) start();
+}
+
+/**
+ * Help and Tab from the command table alone (dist/quick.cjs, src/quick.ts): true when answered.
+ * Anything else, or anything it leaves (a broken output, a value from the config), goes on to the
+ * full entry.
+ */
+function answeredQuickly(args) {
+  const quick =
+    args.length === 0 ||
+    args[0] === '__complete' ||
+    args[0] === 'help' ||
+    args.includes('--help') ||
+    args.includes('-h');
+  if (!quick) return false;
+  try {
+    return require('../dist/quick.cjs').answer(args);
+  } catch {
+    return false;
+  }
+}
+
+function start() {
   import('../dist/main.js').then(
     ({ main }) => main(),
     (error) => {

@@ -1,5 +1,7 @@
 // `esign help environment`, `esign help exit-codes` and `esign help accessibility`: the reference
 // pages a script author, and a person with a screen reader, needs.
+import { EXIT_CODE_MEANINGS } from './help/exit-codes.js';
+import { table } from './help/render.js';
 
 const ENVIRONMENT = `Environment variables
 
@@ -60,26 +62,13 @@ Examples:
   $ ESIGN_TOKEN="$SECRET" ESIGN_BASE_URL=https://esign.example.com/api/v1 esign envelope create …
 `;
 
+/** The exit codes, in the words every command's help and man page use (src/help/exit-codes.ts). */
 const EXIT_CODES = `Exit codes
 
-  0    Success.
-  1    Unexpected internal error (a bug: run with --verbose and report it); a config file esign
-       cannot read or change (invalid, or its lock still held by another esign after 10 s); a
-       setting asked for with \`esign config get\` is not set; or the entry \`esign mcp install\`
-       would write for this esign does not start (nothing was written).
-  2    Usage or input error found locally; nothing was sent.
-  3    Not authenticated: no token, or the API answered 401.
-  4    Forbidden: the API answered 403.
-  5    The API rejected the request (another 4xx, including 429 after retries).
-  6    Network failure: DNS, refused connection, TLS, proxy, timeout, or a connection broken
-       after sending (the outcome is unknown: see the message).
-  7    Server failure: 5xx, or an answer that does not match the API spec.
-  8    Batch finished, but some records failed (or it stopped sending after the first 20
-       answered all failed with the same error; --keep-going sends every record).
-  9    The output could not be written (closed pipe, full disk), or its lock was taken over
-       while esign stood still (a batch's --output, a sandbox's --state): what was created is
-       reported on stderr.
-  130  Interrupted (Ctrl-C).
+${table(
+  Object.entries(EXIT_CODE_MEANINGS).map(([code, meaning]) => ({ term: code, text: meaning })),
+  100,
+).join('\n')}
 
 Examples:
   $ esign envelope create … -q > url.txt || echo "failed with $?"

@@ -3,7 +3,8 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
-import { buildProgram, describeTree } from './cli.js';
+import { helpAsked, showHelp, writeHelp } from './commands/help.js';
+import { commandTree } from './commands/table.js';
 import { configDir } from './config/paths.js';
 import { storedPreference } from './config/preferences.js';
 import {
@@ -37,40 +38,51 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
     return ExitCode.ok;
   }
   if (argv[0] === '__complete') return completeCommandLine(argv.slice(argv[1] === '--' ? 2 : 1), ctx);
+  // Help is rendered from the command table: commander is loaded only to parse a command that runs.
+  const asked = helpAsked(argv);
+  if (asked) return writeHelp(ctx, asked);
+  if (argv[0] === 'help' && !argv.some((word) => word.startsWith('-'))) {
+    try {
+      return await showHelp(ctx, argv.slice(1));
+    } catch (error) {
+      return reportError(error, ctx, { json: false, verbose: false });
+    }
+  }
   // How errors are reported follows the options as parsed: from the command's checked options, or,
   // when parsing itself failed, from what commander had parsed by then (never from scanning argv,
   // where `--set --json` gives --set the value "--json").
   const mode: { json: boolean; verbose: boolean; ciOutput?: string } = { json: false, verbose: false };
   let notes: HeldNotes | undefined;
   let exitCode: number = ExitCode.ok;
-  const program = buildProgram(ctx, {
-    onOptions: (options, command) => {
-      mode.json = options.json === true;
-      mode.verbose = options.verbose === true;
-      mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
-      if (!mode.json || command.streamsStderr) return ctx;
-      notes = new HeldNotes(ctx.stderr);
-      // What goes to stderr is held, not shown: no spinner, no colour there.
-      return {
-        ...ctx,
-        stderr: notes,
-        terminal: decideTerminal(
-          { stdout: ctx.stdout, stderr: notes },
-          ctx.env,
-          ctx.platform,
-          () => ctx.terminal.accessible,
-        ),
-      };
+  const { buildProgram } = await import('./cli.js');
+  const program = buildProgram(
+    ctx,
+    {
+      onOptions: (options, command) => {
+        mode.json = options.json === true;
+        mode.verbose = options.verbose === true;
+        mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
+        if (!mode.json || command.streamsStderr) return ctx;
+        notes = new HeldNotes(ctx.stderr);
+        // What goes to stderr is held, not shown: no spinner, no colour there.
+        return {
+          ...ctx,
+          stderr: notes,
+          terminal: decideTerminal(
+            { stdout: ctx.stdout, stderr: notes },
+            ctx.env,
+            ctx.platform,
+            () => ctx.terminal.accessible,
+          ),
+        };
+      },
+      onResult: (code) => {
+        exitCode = code;
+      },
     },
-    onResult: (code) => {
-      exitCode = code;
-    },
-  });
+    argv,
+  );
   watchModeFlags(program, mode);
-  if (argv.length === 0) {
-    program.outputHelp();
-    return ExitCode.ok;
-  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
     if (notes && mode.verbose) notes.release();
@@ -88,7 +100,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
  */
 async function completeCommandLine(words: string[], ctx: Context): Promise<number> {
   const { complete, formatCompletion } = await import('./commands/complete.js');
-  const tree = describeTree(buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} }));
+  const tree = commandTree();
   const line = words.length ? words : [''];
   let valuesAsked = false;
   let offered = complete(tree, line, () => {

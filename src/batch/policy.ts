@@ -21,8 +21,7 @@ import { type BackoffOptions, retryDelay } from '../api/retry.js';
 import { type CliError, NotAuthenticatedError } from '../errors.js';
 import { PAUSE_FLOOR_MS } from './pacing/pause.js';
 
-/** The default of --max-rate-wait: how long one record may wait for the API's rate limit. */
-export const DEFAULT_MAX_RATE_WAIT_MS = 15 * 60_000;
+export { DEFAULT_MAX_RATE_WAIT_MS } from './defaults.js';
 
 /** The longest single wait a batch takes for a 503 that says when; a longer one fails the record. */
 export const BATCH_MAX_WAIT_MS = 120_000;

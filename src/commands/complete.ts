@@ -5,6 +5,7 @@
 // chosen template's fields for --set), and files where a file is expected. A candidate that ends
 // with `=` (`company=`) is followed by its value: no shell puts a space after it.
 import type { CommandTree, CompleteWith, ValueSourceName } from '../command-types.js';
+import { HELP_TOPIC_NAMES } from './completion.decl.js';
 
 /** One candidate: the word, and maybe a description the shell shows beside it. */
 export interface Candidate {
@@ -152,7 +153,7 @@ function helpWords(root: CommandTree, before: readonly string[]): Completion {
   for (const word of before.slice(before.indexOf('help') + 1)) {
     target = target.subcommands.find((c) => c.name === word) ?? target;
   }
-  const topics = target === root ? ['environment', 'exit-codes', 'accessibility'] : [];
+  const topics = target === root ? HELP_TOPIC_NAMES : [];
   return {
     words: [
       ...target.subcommands

@@ -1,17 +1,12 @@
 // esign completion bash|zsh|fish: a small script per shell that asks esign itself what can come
 // next (`esign __complete -- <words>`, src/commands/complete.ts), as gh and other cobra-built tools
 // do.
-import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
-import { globalOptions } from '../options.js';
+import type { completion } from './completion.decl.js';
+import type { Options } from './global-flags.js';
 
-export const options = z.object({
-  ...globalOptions,
-  shell: z.enum(['bash', 'zsh', 'fish'], { error: 'must be one of: bash, zsh, fish' }),
-});
-
-type CompletionOptions = z.infer<typeof options>;
+type CompletionOptions = Options<typeof completion>;
 
 export async function run(options: CompletionOptions, ctx: Context): Promise<number> {
   ctx.stdout.write(SCRIPTS[options.shell]);

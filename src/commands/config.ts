@@ -1,7 +1,6 @@
 // esign config get|set|unset|list: per-profile settings (base_url), and the person's preferences
 // kept for every profile (accessible, token_age_reminder). The token is not one of them: it is a
 // secret, stored only by `esign login`.
-import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { profileToChange, storedProfileToChange } from '../config/connect.js';
 import { configDir } from '../config/paths.js';
@@ -23,13 +22,20 @@ import {
 } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
+import { connectionOf } from '../options.js';
 import { didYouMean } from '../text/suggest.js';
+import {
+  type configGet,
+  type configList,
+  type configSet,
+  type PROFILE_KEYS,
+  SETTING_KEYS,
+} from './config.decl.js';
+import type { GlobalOptions, Options } from './global-flags.js';
 
-const PROFILE_KEYS = ['base_url'] as const;
 type ProfileKey = (typeof PROFILE_KEYS)[number];
 /** Every key `esign config` knows: a profile's settings, then the preferences kept for every profile. */
-export const KEYS = [...PROFILE_KEYS, ...PREFERENCE_KEYS] as const;
+const KEYS = SETTING_KEYS;
 type Key = (typeof KEYS)[number];
 
 const isPreference = (key: Key): key is PreferenceKey => (PREFERENCE_KEYS as readonly string[]).includes(key);
@@ -46,8 +52,7 @@ function checkKey(key: string): Key {
   });
 }
 
-const KeyOption = z.object({ ...globalOptions, key: z.string() });
-type KeyOption = z.infer<typeof KeyOption>;
+type KeyOption = Options<typeof configGet>;
 
 /**
  * The profile a config command works on, and the folder of the config file. `set` may name a new
@@ -65,7 +70,6 @@ function target(options: GlobalOptions, ctx: Context, creates = false): { profil
 
 /** `esign config get <key>`: the value on stdout; exit 1 when it is not set (as `git config` does). */
 export const get: CommandModule<KeyOption> = {
-  options: KeyOption,
   async run(options, ctx) {
     const key = checkKey(options.key);
     if (isPreference(key)) return getPreference(key, ctx);
@@ -81,10 +85,7 @@ export const get: CommandModule<KeyOption> = {
   },
 };
 
-const SetOptions = z.object({ ...globalOptions, key: z.string(), value: z.string() });
-
-export const set: CommandModule<z.infer<typeof SetOptions>> = {
-  options: SetOptions,
+export const set: CommandModule<Options<typeof configSet>> = {
   async run(options, ctx) {
     const key = checkKey(options.key);
     if (isPreference(key)) return setPreference(key, options.value, ctx);
@@ -101,7 +102,6 @@ export const set: CommandModule<z.infer<typeof SetOptions>> = {
 };
 
 export const unset: CommandModule<KeyOption> = {
-  options: KeyOption,
   async run(options, ctx) {
     const key = checkKey(options.key);
     if (isPreference(key)) return unsetPreference(key, ctx);
@@ -120,8 +120,7 @@ export const unset: CommandModule<KeyOption> = {
   },
 };
 
-export const list: CommandModule<GlobalOptions> = {
-  options: GlobalOptions,
+export const list: CommandModule<Options<typeof configList>> = {
   async run(options, ctx) {
     const { profile, dir } = target(options, ctx);
     warnIfReadableByOthers(dir, ctx);

@@ -5,21 +5,21 @@
 // one template.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod/mini';
 import { loadSettings, obtainToken } from '../config/connect.js';
 import { DEFAULT_PROFILE, requireBaseUrl } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { connectionOf, globalOptions } from '../options.js';
+import { connectionOf } from '../options.js';
 import { PROJECT_FILE_NAME, type ProjectFile, parseProjectFile } from '../project/project-file.js';
 import { entriesFromSandbox, fetchSandboxTemplates } from '../project/sandbox-templates.js';
 import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { newProjectText, writeFileAtomic } from '../project/write-project.js';
 import { shellQuote } from '../text/shell.js';
 import { escapeControl } from '../text/terminal-text.js';
+import type { Options } from './global-flags.js';
+import type { init } from './templates.decl.js';
 
-export const options = z.object({ ...globalOptions, force: z.optional(z.boolean()) });
-type InitOptions = z.infer<typeof options>;
+type InitOptions = Options<typeof init>;
 
 export async function run(flags: InitOptions, ctx: Context): Promise<number> {
   const settings = loadSettings(connectionOf(flags), ctx, { verbose: flags.verbose });

@@ -1,5 +1,4 @@
 // esign login: store a token (and the base URL, when given) in a profile. Nothing is sent.
-import * as z from 'zod/mini';
 import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
 import {
@@ -14,8 +13,10 @@ import { type ConfigFile, ensureProfile, getProfile, updateConfigFile } from '..
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { drawable, themeFor } from '../io/theme.js';
-import { connectionOf, globalOptions } from '../options.js';
+import { connectionOf } from '../options.js';
 import { escapeControl } from '../text/terminal-text.js';
+import type { login } from './account.decl.js';
+import type { Options } from './global-flags.js';
 
 const WHERE_TOKENS_ARE_MADE = 'Create a token in the dashboard: Settings → API Tokens → Create New Token.';
 
@@ -55,16 +56,7 @@ export function replacedNotice(profile: string, before: string, after: string): 
   return `note: this replaced the token stored before for profile '${profile}' (${maskToken(before)}).`;
 }
 
-export const options = z.object({
-  ...globalOptions,
-  withToken: z.optional(z.boolean()),
-  /** A command that prints the token, stored instead of a token (src/config/token-command.ts). */
-  tokenCommand: z.optional(z.string()),
-  /** A hidden flag, there only to explain why a token is never taken as one. */
-  token: z.optional(z.union([z.string(), z.boolean()])),
-});
-
-type LoginOptions = z.infer<typeof options>;
+type LoginOptions = Options<typeof login>;
 
 /** The token as typed at a hidden prompt or piped in with --with-token (not yet checked). */
 async function readToken(options: LoginOptions, ctx: Context, profile: string): Promise<string> {

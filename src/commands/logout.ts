@@ -1,20 +1,18 @@
 // esign logout: forget a profile's token. The token stays valid on the server until it is revoked.
-import type * as z from 'zod/mini';
 import { storedProfileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
 import { tokenVariablesSet } from '../config/settings.js';
 import { getProfile, pruneProfile, readConfigFile, updateConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
-import { connectionOf, GlobalOptions } from '../options.js';
-
-export const options = GlobalOptions;
+import { connectionOf } from '../options.js';
+import type { GlobalOptions } from './global-flags.js';
 
 /** Said whenever a stored token is forgotten (logout, profile delete). */
 export const TOKEN_STAYS_VALID =
   'note: the token stays valid on the server until you revoke it in the dashboard (Settings → API Tokens).\n';
 
-export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
+export async function run(options: GlobalOptions, ctx: Context): Promise<number> {
   const profile = profileToForget(options, ctx);
   if (profile === undefined) return ExitCode.ok;
   const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
@@ -46,7 +44,7 @@ export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context):
  * tells it ("did you mean"), but as a warning: the contract makes logout exit 0 whenever there was
  * no token to remove, so that a cleanup step in a script never fails for it. Undefined: nothing to do.
  */
-function profileToForget(options: z.infer<typeof GlobalOptions>, ctx: Context): string | undefined {
+function profileToForget(options: GlobalOptions, ctx: Context): string | undefined {
   try {
     return storedProfileToChange(connectionOf(options), ctx);
   } catch (error) {

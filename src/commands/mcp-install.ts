@@ -10,8 +10,7 @@
 // token, or ESIGN_TOKEN from the environment the client starts it in.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import * as z from 'zod/mini';
-import type { CommandModule } from '../command-types.js';
+import type { CommandModule, FlagOptions } from '../command-types.js';
 import { configDir, configFilePath } from '../config/paths.js';
 import {
   baseUrlWarning,
@@ -33,47 +32,22 @@ import {
   type InstallScope,
   layoutOf,
   type Machine,
-  MCP_CLIENTS,
   type ServerLaunch,
 } from '../mcp/client-configs.js';
 import { thisEsign } from '../mcp/launch.js';
 import { chooseTools } from '../mcp/tool-names.js';
-import { globalOptions, repeated } from '../options.js';
 import { changeFileLocked, formattingOf, REMOVE_FILE } from '../project/write-project.js';
 import { describeAllowedDomain, parseAllowedDomain } from '../request/signatory-domains.js';
 import { lineAndColumn, stripBom } from '../text/json.js';
 import { isPlainObject } from '../text/plain-object.js';
 import { shellQuote } from '../text/shell.js';
 import { escapeControl } from '../text/terminal-text.js';
+import type { Options } from './global-flags.js';
+import type { mcp, mcpInstall, mcpUninstall } from './mcp.decl.js';
 
-const target = {
-  ...globalOptions,
-  client: z.enum(MCP_CLIENTS, { error: `must be one of ${MCP_CLIENTS.join(', ')}` }),
-  scope: z.optional(z.enum(['user', 'project'], { error: 'must be user or project' })),
-  name: z.optional(z.string()),
-  configFile: z.optional(z.string()),
-  print: z.optional(z.boolean()),
-};
-
-/** The server's own flags (`esign mcp`'s, which its subcommands see too): install writes them. */
-const serverFlags = {
-  confirm: z.optional(z.enum(['ask', 'never'], { error: 'must be ask or never' })),
-  allowDomain: repeated(),
-  readOnly: z.optional(z.boolean()),
-  tools: z.optional(z.string()),
-};
-
-const InstallOptions = z.object({
-  ...target,
-  ...serverFlags,
-  command: z.optional(z.string()),
-  /** --no-check: write the entry without starting it first. */
-  check: z.optional(z.boolean()),
-});
-type InstallOptions = z.infer<typeof InstallOptions>;
-
-const UninstallOptions = z.object({ ...target, ...serverFlags });
-type UninstallOptions = z.infer<typeof UninstallOptions>;
+type InstallOptions = Options<typeof mcpInstall>;
+/** `esign mcp`'s own flags reach uninstall too (commander reads a parent's flags after its subcommand). */
+type UninstallOptions = Options<typeof mcpUninstall> & FlagOptions<typeof mcp.flags>;
 
 const ENTRY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const DEFAULT_NAME = 'esign';
@@ -85,7 +59,7 @@ interface Target {
   name: string;
 }
 
-function targetOf(flags: z.infer<z.ZodMiniObject<typeof target>>, ctx: Context): Target {
+function targetOf(flags: InstallOptions | UninstallOptions, ctx: Context): Target {
   const name = flags.name ?? DEFAULT_NAME;
   if (!ENTRY_NAME.test(name)) {
     throw new UsageError(`--name '${escapeControl(name)}' is not a name an entry can have.`, {
@@ -300,7 +274,6 @@ const commandLine = (launch: ServerLaunch) => [launch.command, ...launch.args].m
 
 /** `esign mcp install <client>` */
 export const install: CommandModule<InstallOptions> = {
-  options: InstallOptions,
   async run(flags, ctx) {
     const { layout, path, name } = targetOf(flags, ctx);
     const profiles = readConfigFile(configDir(ctx.env, ctx.platform, ctx.homedir));
@@ -369,7 +342,6 @@ const serialized = (config: ConfigText) => (config.bom ? `\ufeff${config.text}` 
 
 /** `esign mcp uninstall <client>` */
 export const uninstall: CommandModule<UninstallOptions> = {
-  options: UninstallOptions,
   async run(flags, ctx) {
     const given = [
       flags.confirm && '--confirm',

@@ -5,26 +5,19 @@
 // unless the server was started with --confirm never.
 import { Writable } from 'node:stream';
 import { format } from 'node:util';
-import * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { ConfirmationLedger } from '../mcp/confirm.js';
 import { serverRules } from '../mcp/server-options.js';
 import { chooseTools } from '../mcp/tool-names.js';
-import { connectionOf, globalOptions, repeated } from '../options.js';
+import { connectionOf } from '../options.js';
 import { describeAllowedDomain } from '../request/signatory-domains.js';
 import { redactStrings } from '../text/redact.js';
+import type { Options } from './global-flags.js';
+import type { mcp } from './mcp.decl.js';
 
-export const options = z.object({
-  ...globalOptions,
-  readOnly: z.optional(z.boolean()),
-  tools: z.optional(z.string()),
-  /** ask (default) or never; over ESIGN_MCP_CONFIRM (serverRules). */
-  confirm: z.optional(z.enum(['ask', 'never'], { error: 'must be ask or never' })),
-  allowDomain: repeated(),
-});
-type McpOptions = z.infer<typeof options>;
+type McpOptions = Options<typeof mcp>;
 
 export async function run(flags: McpOptions, ctx: Context): Promise<number> {
   const rules = serverRules(

@@ -1,6 +1,5 @@
 // esign profile list|delete: the stored profiles, and removing one with everything in it (its base
 // URL and token). `login` and `config set` create profiles; `logout` forgets only a token.
-import * as z from 'zod/mini';
 import type { CommandModule } from '../command-types.js';
 import { profileToChange } from '../config/connect.js';
 import { configDir, configFilePath } from '../config/paths.js';
@@ -15,14 +14,15 @@ import {
 } from '../config/store.js';
 import type { Context } from '../context.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { connectionOf, GlobalOptions, globalOptions } from '../options.js';
+import { connectionOf } from '../options.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
+import type { profileDelete, profileList } from './config.decl.js';
+import type { Options } from './global-flags.js';
 import { TOKEN_STAYS_VALID } from './logout.js';
 
 /** `esign profile list`: every stored profile, its base URL and token (masked); the active one marked. */
-export const list: CommandModule<GlobalOptions> = {
-  options: GlobalOptions,
+export const list: CommandModule<Options<typeof profileList>> = {
   async run(options, ctx) {
     const dir = configDir(ctx.env, ctx.platform, ctx.homedir);
     const active = profileToChange(connectionOf(options), ctx);
@@ -62,11 +62,10 @@ export const list: CommandModule<GlobalOptions> = {
 };
 
 /** The options of the commands that name a stored profile (delete, use). */
-const DeleteOptions = z.object({ ...globalOptions, name: z.string() });
+type NameOptions = Options<typeof profileDelete>;
 
 /** `esign profile delete <name>`: the profile and all it holds; exit 2 when there is no such profile. */
-export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
-  options: DeleteOptions,
+export const remove: CommandModule<NameOptions> = {
   async run(options, ctx) {
     const { dir, path, known } = storedProfiles(ctx);
     const missing = { known, path, unchanged: 'nothing was deleted' };
@@ -93,8 +92,7 @@ export const remove: CommandModule<z.infer<typeof DeleteOptions>> = {
  * nor the project file names one (`default_profile` in the config file). `default` goes back to
  * the profile named default.
  */
-export const use: CommandModule<z.infer<typeof DeleteOptions>> = {
-  options: DeleteOptions,
+export const use: CommandModule<NameOptions> = {
   async run(options, ctx) {
     const { dir, known, path } = storedProfiles(ctx);
     const back = options.name === DEFAULT_PROFILE;

@@ -5,7 +5,6 @@
 // The sandbox speaks HTTP, not CLI: it gets esign's lock and folder sync from here, and its errors
 // (SandboxError, by kind) become esign's here, with the flag to change and the exit code.
 import { constants } from 'node:fs';
-import * as z from 'zod/mini';
 import type { Context } from '../context.js';
 import { CliError, type CliErrorOptions, ExitCode, InputError, UsageError } from '../errors.js';
 import { describeReadError, isDiskFull } from '../fs/files.js';
@@ -21,16 +20,9 @@ import {
 import { openRegularFile } from '../fs/regular-file.js';
 import { syncFolder } from '../fs/sync-folder.js';
 import { themeFor } from '../io/theme.js';
-import { globalOptions, share, wholeNumber } from '../options.js';
-import {
-  formatRateLimit,
-  RATE_LIMIT_HEADER_STYLES,
-  rateLimitPolicySchema,
-} from '../sandbox/faults/rate-limit.js';
+import { formatRateLimit } from '../sandbox/faults/rate-limit.js';
 import { SandboxError, type SandboxErrorKind } from '../sandbox/sandbox-error.js';
 import {
-  DEFAULT_ENVELOPE_BUDGET,
-  DEFAULT_KEEP_REQUESTS,
   type RunningSandbox,
   type SandboxOptions,
   startSandbox as startBareSandbox,
@@ -39,37 +31,11 @@ import type { StateFileSystem } from '../sandbox/state/file-system.js';
 import { loadSeedFile as loadBareSeedFile, type Seed } from '../sandbox/state/seed.js';
 import { shellQuote } from '../text/shell.js';
 import { isLoopbackHost } from '../transport/loopback.js';
+import type { Options } from './global-flags.js';
+import type { sandbox } from './sandbox.decl.js';
 
-/** The flags, typed and checked: a bad value is a usage error naming the flag. */
-export const options = z.object({
-  ...globalOptions,
-  port: z._default(wholeNumber(0, 65535, 'a port number from 0 to 65535 (0 picks a free port)'), 4010),
-  host: z._default(
-    z
-      .string()
-      .check(
-        z.refine((s) => s.trim() !== '' && !/\s/.test(s), 'must be an address to listen on, like 127.0.0.1'),
-      ),
-    '127.0.0.1',
-  ),
-  seed: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
-  state: z.optional(z.string().check(z.minLength(1, 'must be a file path'))),
-  latency: z.optional(wholeNumber(0, 60_000, 'a whole number of milliseconds from 0 to 60000')),
-  failRate: z.optional(share()),
-  rateLimit: z.optional(rateLimitPolicySchema()),
-  rateLimitHeaders: z._default(z.enum(RATE_LIMIT_HEADER_STYLES), 'x-ratelimit'),
-  keepRequests: z._default(
-    wholeNumber(0, 1_000_000, 'a whole number from 0 (keep none) to 1000000'),
-    DEFAULT_KEEP_REQUESTS,
-  ),
-  dropRate: z.optional(share()),
-  seedRandom: z.optional(wholeNumber(0, 2 ** 32 - 1)),
-  envelopeBudget: z._default(
-    wholeNumber(1, 1_048_576, 'a whole number of MiB from 1 to 1048576'),
-    DEFAULT_ENVELOPE_BUDGET / (1024 * 1024),
-  ),
-});
-type SandboxFlags = z.infer<typeof options>;
+/** The flags, typed and checked from the declaration (a bad value is a usage error naming the flag). */
+type SandboxFlags = Options<typeof sandbox>;
 
 /**
  * The --state file cannot be used: corrupt, in use by another sandbox, or not writable. A corrupt

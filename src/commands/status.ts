@@ -1,6 +1,5 @@
 // esign status: which profile, base URL and token (masked) a command would use, and from where.
 import { existsSync } from 'node:fs';
-import type * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
 import {
   describeSource,
@@ -13,11 +12,11 @@ import { ageText, ROTATE_AFTER_DAYS, tokenAgeDays } from '../config/token-age.js
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
-import { connectionOf, GlobalOptions } from '../options.js';
+import { connectionOf } from '../options.js';
 import { templateNamesFor } from '../project/templates.js';
 import { escapeControl } from '../text/terminal-text.js';
-
-export const options = GlobalOptions;
+import type { status } from './account.decl.js';
+import type { Options } from './global-flags.js';
 
 /**
  * What `--json` prints, and what `esign mcp`'s get_status returns: the profile, base URL, where the
@@ -44,7 +43,7 @@ export function statusReport(settings: Settings, now: Date = new Date()) {
   };
 }
 
-export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
+export async function run(options: Options<typeof status>, ctx: Context): Promise<number> {
   const settings = loadSettings(connectionOf(options), ctx);
   const token = settings.token.value;
   const report = statusReport(settings, ctx.now());

@@ -3,12 +3,10 @@
 // changed (or the one ESIGN_PROJECT_FILE names); with none, one is made in the current folder.
 // Nothing is sent.
 import { join } from 'node:path';
-import * as z from 'zod/mini';
 import { ULID_PATTERN } from '../api/schemas.js';
 import { isProfileName, PROFILE_NAME_RULE } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
-import { globalOptions, repeated } from '../options.js';
 import {
   lookUpProjectFile,
   PROJECT_FILE_NAME,
@@ -25,19 +23,10 @@ import { listTemplates, templateNamesFor } from '../project/templates.js';
 import { changeFileLocked, updatedEntry, withTemplateEntry } from '../project/write-project.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
+import type { Options } from './global-flags.js';
+import type { templatesSet } from './templates.decl.js';
 
-export const options = z.object({
-  ...globalOptions,
-  name: z.string(),
-  id: z.optional(z.string()),
-  field: repeated(),
-  required: repeated(),
-  description: repeated(),
-  example: repeated(),
-  removeField: repeated(),
-  inProfile: z.optional(z.string()),
-});
-type SetOptions = z.infer<typeof options>;
+type SetOptions = Options<typeof templatesSet>;
 
 export async function run(flags: SetOptions, ctx: Context): Promise<number> {
   const badName = templateNameProblem(flags.name);

@@ -1,17 +1,16 @@
 // esign templates: the template names in force (the project file's, for the active profile), their
 // ids and their declared fields. Nothing is sent: names are a local convenience, the API only knows ids.
-import type * as z from 'zod/mini';
 import { loadSettings } from '../config/connect.js';
 import type { Settings } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { themeFor } from '../io/theme.js';
-import { connectionOf, GlobalOptions } from '../options.js';
+import { connectionOf } from '../options.js';
 import { listTemplates, type TemplateListing, templateNamesFor } from '../project/templates.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
-
-export const options = GlobalOptions;
+import type { Options } from './global-flags.js';
+import type { templates } from './templates.decl.js';
 
 /**
  * What `--json` prints, and what `esign mcp`'s list_templates returns: the names in force and their
@@ -25,7 +24,7 @@ export function templatesReport(settings: Settings) {
   return { project_file: templates.file ?? null, profile, templates: sorted, entries };
 }
 
-export async function run(options: z.infer<typeof GlobalOptions>, ctx: Context): Promise<number> {
+export async function run(options: Options<typeof templates>, ctx: Context): Promise<number> {
   // Only the project file is read: the profile chooses its names, and need not be stored anywhere
   // (a CI job lists the names of `--profile production` with no config at all).
   const settings = loadSettings(connectionOf(options), ctx, { profileMustExist: false });

@@ -7,6 +7,7 @@ import { type TemplateNames, templateNamesFor } from '../project/templates.js';
 import { didYouMean } from '../text/suggest.js';
 import { escapeControl } from '../text/terminal-text.js';
 import { isLoopbackHost } from '../transport/loopback.js';
+import { DEFAULT_PROFILE, DEFAULT_TIMEOUT_SECONDS } from './defaults.js';
 import { configDir, configFilePath } from './paths.js';
 import { type ConfigFile, getProfile, type Profile, profileNames } from './store.js';
 
@@ -88,8 +89,6 @@ export interface ResolveOptions {
   profileMustExist?: boolean;
 }
 
-export const DEFAULT_PROFILE = 'default';
-export const DEFAULT_TIMEOUT_SECONDS = 30;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const PROFILE_NAME_RULE =
   'Use letters, digits, and . _ - (at most 64 characters), e.g. --profile staging.';
@@ -526,3 +525,5 @@ export function describeSource(source: SettingSource): string {
   if (source.startsWith('project ')) return `project file ${escapeControl(source.slice(8))}`;
   return `profile '${source.slice(8)}'`;
 }
+
+export { DEFAULT_PROFILE };

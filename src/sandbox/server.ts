@@ -12,12 +12,14 @@
 // /_sandbox/* with the admin secret (admin.ts). Everything else: JSON 404 or 405. The data and the
 // state file are in state/, the bad-day options in faults/. The sandbox speaks HTTP, never CLI: its
 // errors are SandboxErrors (sandbox-error.ts), which the CLI words and maps to exit codes.
+
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { escapeControl, escapedExcerpt, quotedExcerpt } from '../text/terminal-text.js';
+import { DEFAULT_ENVELOPE_BUDGET_MIB, DEFAULT_KEEP_REQUESTS } from './defaults.js';
 import { type EnvelopeBudget, envelopeBudget } from './envelope-budget.js';
 import { type FaultOptions, Faults, NO_FAULTS, ONE_SHOT_FORMAT, parseOneShotFault } from './faults/faults.js';
 import { parseRateLimit, type RateLimitHeaderStyle, type RateLimitPolicy } from './faults/rate-limit.js';
@@ -78,7 +80,7 @@ export interface SandboxOptions {
 }
 
 /** How much memory the envelopes may take unless told otherwise: 256 MiB. */
-export const DEFAULT_ENVELOPE_BUDGET = 256 * 1024 * 1024;
+const DEFAULT_ENVELOPE_BUDGET = DEFAULT_ENVELOPE_BUDGET_MIB * 1024 * 1024;
 
 interface SandboxTokenInfo {
   name: string;
@@ -130,7 +132,6 @@ export interface RunningSandbox {
 }
 
 /** Requests kept for GET /_sandbox/requests unless told otherwise; envelopes listed by GET /_sandbox/envelopes. */
-export const DEFAULT_KEEP_REQUESTS = 10_000;
 const KEEP_ENVELOPES = 10_000;
 
 /** A client's X-Request-Id is kept when it is 1 to 128 visible ASCII characters. */

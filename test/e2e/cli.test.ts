@@ -36,7 +36,7 @@ describe('messages', () => {
   it('help lists only the global options that mean something to the command', async () => {
     const globals = async (args: string[]) => {
       const help = (await runBin([...args, '--help'])).stdout;
-      return help.slice(help.indexOf('Global Options:'));
+      return help.slice(help.indexOf('Global flags:'), help.indexOf('Examples:'));
     };
     for (const command of [['sandbox'], ['completion'], ['logout']]) {
       const listed = await globals(command);

@@ -378,8 +378,10 @@ describe('esign mcp: the SDK is loaded by `esign mcp` only', () => {
       loadedFiles(['envelope', 'create', ...OFFER_FLAGS, '--dry-run']),
       loadedFiles(['mcp']), // standard input ends at once: the server stops
     ]);
-    expect(help.some((file) => file.endsWith('/dist/main.js'))).toBe(true);
-    expect(help.filter(holdsSdk)).toEqual([]);
+    // --help is answered by the quick entry (dist/quick.cjs, required, not imported): no ES module
+    // of the bundle is loaded, and the quick entry holds none of the SDK.
+    expect(help).toEqual([]);
+    expect(holdsSdk(fileURLToPath(new URL('../../dist/quick.cjs', import.meta.url)))).toBe(false);
     expect(dryRun.filter(holdsSdk)).toEqual([]);
     expect(mcp.filter(holdsSdk).length).toBeGreaterThan(0);
   });

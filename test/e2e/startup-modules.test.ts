@@ -42,6 +42,27 @@ describe('start-up', () => {
     expect(builtins.filter((name) => /^NativeModule (internal\/)?crypto\b/.test(name))).toEqual([]);
   });
 
+  it('help and a Tab come from the command table: no module of the bundle, so neither commander nor a command', async () => {
+    const bundleModules = (watch: ProcessWatch) => watch.modules.filter((url) => url.includes('/dist/'));
+    for (const args of [
+      ['--help'],
+      [],
+      ['envelope', 'create', '--help'],
+      ['help', 'envelope', 'batch'],
+      ['help', 'exit-codes'],
+      ['__complete', '--', 'envelope', 'cr'],
+      ['__complete', '--', 'envelope', 'batch', 'x.csv', '--format', ''],
+    ]) {
+      expect(bundleModules(await watched(args)), args.join(' ')).toEqual([]);
+    }
+    // A Tab that needs the config (the profiles) is left to the full entry, which reads it.
+    const profiles = await watched(['__complete', '--', '--profile', '']);
+    expect(bundleModules(profiles).some((url) => url.endsWith('/dist/main.js'))).toBe(true);
+    // The bundle's parser lives apart from the table: commander is in a chunk of its own.
+    const quick = readFileSync(fileURLToPath(new URL('../../dist/quick.cjs', import.meta.url)), 'utf8');
+    expect(quick).not.toContain('allowExcessArguments');
+  });
+
   it('a create with -q or --json loads no chalk (it draws nothing); the human one loads chalk', async () => {
     const env = { ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: LIVE_TOKEN };
     for (const flag of ['-q', '--json']) {

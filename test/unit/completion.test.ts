@@ -3,17 +3,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, describeTree } from '../../src/cli.js';
 import {
   type Completion,
   complete,
   formatCompletion,
   type ValueLookup,
 } from '../../src/commands/complete.js';
+import { commandTree } from '../../src/commands/table.js';
 import { createTestContext, runCli } from '../helpers/context.js';
 
-const ctx = createTestContext();
-const tree = describeTree(buildProgram(ctx, { onOptions: () => ctx, onResult: () => {} }));
+const _ctx = createTestContext();
+const tree = commandTree();
 /** Profiles alpha and sandbox; template names that depend on the --profile given on the line. */
 const lookup: ValueLookup = (source, line) =>
   source === 'profile'

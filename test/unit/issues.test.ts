@@ -1,10 +1,9 @@
 // zod issues as text: one wording for every file, flag, record and body (src/text/issues.ts).
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { buildBatchRequest } from '../../src/batch/build-request.js';
 import { parseResult } from '../../src/batch/formats.js';
-import { parseOptions } from '../../src/cli.js';
+import { schemaFor } from '../../src/options.js';
 import { type Problem, problemText } from '../../src/problems.js';
 import { checkCreateBody } from '../../src/sandbox/routes/create-request.js';
 import type { SandboxError } from '../../src/sandbox/sandbox-error.js';
@@ -91,12 +90,22 @@ describe('describeIssues', () => {
   });
 
   it("is what a flag, the sandbox's seed, state and admin bodies, and its create checks say", () => {
-    // A flag whose schema has no message of its own: before, "--style Invalid input".
-    const command = new Command('demo').option('--style <style>').option('--quiet');
-    command.parse(['--style', 'loud'], { from: 'user' });
-    expect(() => parseOptions(z.object({ style: z.enum(['plain', 'fancy']) }), command)).toThrow(
-      '--style must be "plain" or "fancy" (got "loud").',
-    );
+    // A schema with no message of its own: before, "Invalid input".
+    const loud = z.object({ style: z.enum(['plain', 'fancy']) }).safeParse({ style: 'loud' });
+    expect(loud.success ? [] : loud.error.issues.map((issue) => describeIssue(issue))).toEqual([
+      'must be "plain" or "fancy"',
+    ]);
+    // A flag's choices, as the schema made from a declaration words them.
+    const demo = {
+      name: 'demo',
+      summary: 'Demo',
+      examples: [],
+      flags: [{ flag: '--style', kind: 'choice', choices: ['plain', 'fancy'], help: 'Style' }],
+    } as const;
+    const style = schemaFor(demo, []).safeParse({ style: 'loud' });
+    expect(style.success ? [] : style.error.issues.map((issue) => describeIssue(issue))).toEqual([
+      'must be plain or fancy',
+    ]);
     // The sandbox worded its own: "Invalid input" where a seed or an organisation is not an object.
     const seedDetails = (value: unknown) => {
       try {

@@ -1,18 +1,30 @@
 // One grammar of rates and durations (src/text/units.ts), and every place that reads it agreeing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { options as batchOptions } from '../../src/commands/envelope/batch.js';
+import type * as z from 'zod/mini';
+import { batch } from '../../src/commands/envelope/envelope.decl.js';
+import { GLOBAL_FLAGS } from '../../src/commands/global-flags.js';
+import { schemaFor } from '../../src/options.js';
+
 import { ProjectFile } from '../../src/project/project-file.js';
 import { formatRateLimit, parseRateLimit } from '../../src/sandbox/faults/rate-limit.js';
 import {
   durationText,
   parseDuration,
   parseRate,
+  type Rate,
   rateText,
   readRate,
   secondsText,
   waitText,
 } from '../../src/text/units.js';
+
+/** The readers the batch's options schema uses, as made from its declaration. */
+const batchShape = schemaFor(batch, GLOBAL_FLAGS).shape;
+const batchOptions = {
+  rate: batchShape.rate as z.ZodMiniType<Rate | undefined>,
+  maxRateWait: batchShape.maxRateWait as z.ZodMiniType<number>,
+};
 
 const UNIT_MS = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 } as const;
 const units = fc.constantFrom(...(Object.keys(UNIT_MS) as (keyof typeof UNIT_MS)[]));
@@ -159,7 +171,7 @@ describe('one grammar everywhere', () => {
   /** What each place makes of a text: a count per millisecond, or undefined when it refuses it. */
   const perMs = {
     '--rate': (text: string) => {
-      const parsed = batchOptions.shape.rate.safeParse(text);
+      const parsed = batchOptions.rate.safeParse(text);
       return parsed.success && parsed.data ? parsed.data.count / parsed.data.perMs : undefined;
     },
     'defaults.rate': (text: string) => {
@@ -206,8 +218,8 @@ describe('one grammar everywhere', () => {
   });
 
   it('--max-rate-wait reads the same durations', () => {
-    expect(batchOptions.shape.maxRateWait.parse('1.5m')).toBe(90_000);
-    expect(batchOptions.shape.maxRateWait.parse('250ms')).toBe(250);
-    expect(batchOptions.shape.maxRateWait.safeParse('5 days').success).toBe(false);
+    expect(batchOptions.maxRateWait.parse('1.5m')).toBe(90_000);
+    expect(batchOptions.maxRateWait.parse('250ms')).toBe(250);
+    expect(batchOptions.maxRateWait.safeParse('5 days').success).toBe(false);
   });
 });

@@ -10,7 +10,6 @@ import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import * as z from 'zod/mini';
 import { whereToCheckEnvelopes } from '../../api/check-envelope.js';
 import type { BatchDefaults, InputFormat } from '../../batch/build-request.js';
 import { DurableAppender } from '../../batch/durable-file.js';
@@ -18,7 +17,7 @@ import { type FailureGroup, sameErrorKey } from '../../batch/failure-groups.js';
 import type { ResultLine } from '../../batch/formats.js';
 import { IntentJournal } from '../../batch/journal.js';
 import { RateLimiter } from '../../batch/pacing/rate-limiter.js';
-import { DEFAULT_MAX_RATE_WAIT_MS, SAME_FAILURE_STOP_AFTER } from '../../batch/policy.js';
+import { SAME_FAILURE_STOP_AFTER } from '../../batch/policy.js';
 import { type Plan, type Prepared, prepare } from '../../batch/prepare.js';
 import type { PreviousResults } from '../../batch/previous-results.js';
 import { type BatchReport, buildReport } from '../../batch/report.js';
@@ -41,7 +40,7 @@ import { describeReadError } from '../../fs/files.js';
 import { LEASE_MS, LockLostError } from '../../fs/lock.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { startProgress } from '../../io/progress.js';
-import { connectionOf, fromText, globalOptions, repeated, wholeNumber } from '../../options.js';
+import { connectionOf } from '../../options.js';
 import { problemSentence } from '../../problems.js';
 import { type ResolvedTemplate, resolveTemplate } from '../../project/templates.js';
 import {
@@ -54,14 +53,8 @@ import {
 } from '../../request/request.js';
 import { redact, redactStrings } from '../../text/redact.js';
 import { escapeControl } from '../../text/terminal-text.js';
-import {
-  DURATION_EXPECTED,
-  parseDuration,
-  parseRate,
-  RATE_EXPECTED,
-  type Rate,
-  secondsText,
-} from '../../text/units.js';
+import { parseRate, RATE_EXPECTED, type Rate, secondsText } from '../../text/units.js';
+import type { Options } from '../global-flags.js';
 import {
   claimOutput,
   loadEarlierResults,
@@ -83,35 +76,10 @@ import {
   summaryText,
   unknownNextStep,
 } from './batch-text.js';
+import { type batch, DEFAULT_CONCURRENCY } from './envelope.decl.js';
 import { type NextCommandOptions, type NextStep, nextCommand } from './next-command.js';
 
-export const options = z.object({
-  ...globalOptions,
-  file: z.string(),
-  format: z.optional(z.enum(['jsonl', 'csv'], { error: 'must be jsonl or csv' })),
-  template: z.optional(z.string()),
-  data: repeated(),
-  set: repeated(),
-  expiresInDays: z.optional(z.string()),
-  // No default here: the project file's defaults.concurrency comes between the flag and 4.
-  concurrency: z.optional(wholeNumber(1, 64)),
-  maxRetries: z._default(wholeNumber(0, 20), 5),
-  rate: z.optional(fromText((text) => parseRate(text), RATE_EXPECTED)),
-  maxRateWait: z._default(fromText(parseDuration, DURATION_EXPECTED), DEFAULT_MAX_RATE_WAIT_MS),
-  output: z.optional(z.string()),
-  resume: z.optional(z.boolean()),
-  retryUnknown: z.optional(z.boolean()),
-  dryRun: z.optional(z.boolean()),
-  allowDuplicates: z.optional(z.boolean()),
-  keepGoing: z.optional(z.boolean()),
-  yes: z.optional(z.boolean()),
-  input: z.optional(z.boolean()),
-  summaryEmails: z.optional(z.boolean()),
-});
-type BatchFlags = z.infer<typeof options>;
-
-/** --concurrency when neither the flag nor the project file says. */
-export const DEFAULT_CONCURRENCY = 4;
+type BatchFlags = Options<typeof batch>;
 
 /**
  * How far apart the results file's syncs are: a sync makes the lines written so far survive a power

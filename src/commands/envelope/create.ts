@@ -1,5 +1,4 @@
 // esign envelope create: flags → a validated request → one POST → the envelope, for people or scripts.
-import * as z from 'zod/mini';
 import type { CreateEnvelopeRequest, Envelope } from '../../api/schemas.js';
 import {
   appendRunnerFile,
@@ -15,7 +14,7 @@ import { createdButNotWritten } from '../../envelope/created.js';
 import type { AnswerChecks, AskedField, PromptStreams } from '../../envelope/interactive.js';
 import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
-import { connectionOf, globalOptions, repeated } from '../../options.js';
+import { connectionOf } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
 import { fieldNameProblem } from '../../project/template-entry.js';
 import { resolveTemplate } from '../../project/templates.js';
@@ -35,29 +34,14 @@ import {
 import { redactStrings } from '../../text/redact.js';
 import { escapeControl } from '../../text/terminal-text.js';
 import { loopbackOrigin } from '../../transport/loopback.js';
+import type { Options } from '../global-flags.js';
+import type { create } from './envelope.decl.js';
 
 /**
- * The flags, typed. What they mean together (a ULID, an email, merge data from files) is checked
- * against the API's own request schema in `run`, so that every problem is reported at once.
+ * The flags, typed (from the declaration). What they mean together (a ULID, an email, merge data from
+ * files) is checked against the API's own request schema in `run`, so that every problem is reported at once.
  */
-export const options = z.object({
-  ...globalOptions,
-  template: z.optional(z.string()),
-  data: repeated(),
-  set: repeated(),
-  name: z.optional(z.string()),
-  email: z.optional(z.string()),
-  phone: z.optional(z.string()),
-  expiresInDays: z.optional(z.string()),
-  dryRun: z.optional(z.boolean()),
-  quiet: z.optional(z.boolean()),
-  /** `--no-input` (commander's negation of --input): never prompt. */
-  input: z.optional(z.boolean()),
-  yes: z.optional(z.boolean()),
-  open: z.optional(z.boolean()),
-  qr: z.optional(z.boolean()),
-});
-type CreateOptions = z.infer<typeof options>;
+type CreateOptions = Options<typeof create>;
 
 /** Problems name the flags. */
 const CREATE_FLAG_NAMES: InputNames = {

@@ -1,87 +1,66 @@
 // The batch command a user is told to run next (to resume after an interrupt or a failed output,
-// to send unknown records again), built from the run's parsed options: pasted as printed into a
-// POSIX shell, it sends to the same API (base URL, profile), as fast and as patiently (rate,
-// concurrency, retries, wait budget, timeout, --keep-going), the same records (file, format, template, data,
-// set, expiry, duplicates) and writes to the same --output. Every value is printed, defaults too:
-// a resume by a later version whose defaults changed still runs as the first half did. The token
-// is never a flag, so never in it.
+// to send unknown records again), made from the command table: every flag of `esign envelope
+// batch` and every global flag marked to be repeated on resume (src/commands/envelope/envelope.decl.ts)
+// is printed with the value the run used, written as its kind is written (a rate as 100/min, a
+// duration as 15m). Pasted as printed into a POSIX shell, it sends to the same API (base URL,
+// profile), as fast and as patiently, the same records, and writes to the same --output. Every
+// value is printed, defaults too: a resume by a later version whose defaults changed still runs as
+// the first half did. The token is never a flag, so never in it.
+import type { FlagDecl, FlagValue, KeyOf } from '../../command-types.js';
+import { keyOf } from '../../declarations.js';
 import { shellQuote } from '../../text/shell.js';
 import { durationText, type Rate, rateText } from '../../text/units.js';
+import { GLOBAL_FLAGS } from '../global-flags.js';
+import { batch } from './envelope.decl.js';
 
-export interface NextCommandOptions {
-  file: string;
-  format?: string | undefined;
-  template?: string | undefined;
-  data?: readonly string[] | undefined;
-  set?: readonly string[] | undefined;
-  expiresInDays?: string | undefined;
-  profile?: string | undefined;
-  /** The base URL the run sent to, wherever it came from (flag, environment, profile). */
-  baseUrl?: string | undefined;
-  timeout?: string | undefined;
-  ciOutput?: string | undefined;
-  concurrency?: number | undefined;
-  maxRetries?: number | undefined;
-  rate?: Rate | undefined;
-  maxRateWait?: number | undefined;
-  allowDuplicates?: boolean | undefined;
-  keepGoing?: boolean | undefined;
-  output?: string | undefined;
-}
+type Resumed = Extract<(typeof batch.flags)[number] | (typeof GLOBAL_FLAGS)[number], { resume: true }>;
+
+/** The run's values of the flags a resume repeats, by options key, and its input file. */
+export type NextCommandOptions = { file: string } & {
+  [F in Resumed as KeyOf<F['flag']>]?: FlagValue<F> | readonly string[] | undefined;
+};
 
 export type NextStep = '--resume' | '--retry-unknown';
+
+/** The flags a resume repeats, the command's own first, in the order its help lists them. */
+const RESUMED: readonly FlagDecl[] = [...batch.flags, ...GLOBAL_FLAGS].filter(
+  (flag) => 'resume' in flag && flag.resume,
+);
 
 /** `--flag value`, or `--flag=value` when the value starts with a dash (never read as a flag). */
 function flag(name: string, value: string): string[] {
   return value.startsWith('-') && value !== '-' ? [`${name}=${value}`] : [name, value];
 }
 
-function optional(name: string, value: string | undefined): string[] {
-  return value === undefined ? [] : flag(name, value);
-}
-
-/** The flags that choose where records go and how fast, in the order the help lists them. */
-function sendingFlags(options: NextCommandOptions): string[] {
-  return [
-    ...optional('--profile', options.profile),
-    ...optional('--base-url', options.baseUrl),
-    ...optional('--timeout', options.timeout),
-    ...optional('--ci-output', options.ciOutput),
-    ...optional('--concurrency', options.concurrency?.toString()),
-    ...optional('--max-retries', options.maxRetries?.toString()),
-    ...optional('--rate', options.rate && rateText(options.rate)),
-    ...optional(
-      '--max-rate-wait',
-      options.maxRateWait === undefined ? undefined : durationText(options.maxRateWait),
-    ),
-  ];
-}
-
-/** The flags that choose what each record's request holds. */
-function recordFlags(options: NextCommandOptions): string[] {
-  return [
-    ...optional('--format', options.format),
-    ...optional('--template', options.template),
-    ...(options.data ?? []).flatMap((data) => flag('--data', data)),
-    ...(options.set ?? []).flatMap((set) => flag('--set', set)),
-    ...optional('--expires-in-days', options.expiresInDays),
-    ...(options.allowDuplicates ? ['--allow-duplicates'] : []),
-    ...(options.keepGoing ? ['--keep-going'] : []),
-  ];
+/** A flag and its value as written on a command line, by the flag's kind. */
+function flagWords(decl: FlagDecl, value: unknown): string[] {
+  if (value === undefined || value === false) return [];
+  switch (decl.kind) {
+    case 'boolean':
+      return [decl.flag];
+    case 'list':
+    case 'paths':
+      return (value as readonly string[]).flatMap((each) => flag(decl.flag, each));
+    case 'rate':
+      return flag(decl.flag, rateText(value as Rate));
+    case 'duration':
+      return flag(decl.flag, durationText(value as number));
+    default:
+      return flag(decl.flag, String(value));
+  }
 }
 
 /** The words of the command, unquoted: `esign envelope batch … --resume`. */
-function nextCommandWords(options: NextCommandOptions, steps: readonly NextStep[] = ['--resume']): string[] {
+function nextCommandWords(options: NextCommandOptions, steps: readonly NextStep[]): string[] {
   // A file named like a flag goes after `--`, where nothing is read as one.
   const dashed = options.file.startsWith('-') && options.file !== '-';
+  const values = options as Record<string, unknown>;
   return [
     'esign',
     'envelope',
-    'batch',
+    batch.name,
     ...(dashed ? [] : [options.file]),
-    ...recordFlags(options),
-    ...sendingFlags(options),
-    ...optional('--output', options.output),
+    ...RESUMED.flatMap((decl) => flagWords(decl, values[keyOf(decl.flag)])),
     ...steps,
     ...(dashed ? ['--', options.file] : []),
   ];

@@ -8,7 +8,9 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import * as z from 'zod/mini';
 import { RATE_OR_COUNT_EXPECTED, rateText, readRate, wholeCountWindow } from '../../text/units.js';
 
-export const RATE_LIMIT_HEADER_STYLES = ['x-ratelimit', 'ietf', 'structured', 'none'] as const;
+import { RATE_LIMIT_HEADER_STYLES } from '../defaults.js';
+
+export { RATE_LIMIT_HEADER_STYLES };
 export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
 
 export interface RateLimitPolicy {
