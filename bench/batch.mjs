@@ -288,11 +288,7 @@ function printLine(node, runs, batches) {
   if (m.ceiling) row('autocannon, 2 s (the ceiling)', { ...none, ...m.ceiling, innerRate: m.ceiling.rate });
   for (const name of batches) row(`esign envelope ${name} --output`, m[name]);
   if (m.batchToStdout) row('esign envelope batch, to stdout', m.batchToStdout, 'nothing synced to disk');
-  row(
-    'bare undici pool (request()), --output alike',
-    m.bareUndici,
-    'streams the records, writes each answer',
-  );
+  row('bare undici pool, --output alike', m.bareUndici, 'streams the records, writes each answer');
   if (m.leanUndici) row('leanest undici client (dispatch)', m.leanUndici, 'nothing validated or written');
   for (const name of batches) {
     // Each round's own ratio: the two ran seconds apart, so a slow spell of the shared machine
