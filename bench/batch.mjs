@@ -3,7 +3,14 @@
 // the same records on the same Node line; on the first line also (a) the sandbox's own ceiling for
 // the same request, measured by autocannon with 16 connections, the leanest undici client and (c) a
 // shell loop of `esign envelope create` over the first 200 records, scaled; then, on each line, the
-// peak RSS of a 100,000-record batch (BENCH_BATCH_BIG=0 leaves it out).
+// peak RSS of a BENCH_BATCH_BIG-record batch (100,000; 0 leaves it out) against the bare pool over the
+// same records, in BENCH_BATCH_BIG_ROUNDS (3) alternating rounds, and how much each peak grew from
+// the RECORDS-record runs. The bare pool (bench/floor-batch.mjs) streams the same records file with
+// the same concurrency to the same sandbox and writes each answer to a results file of its own, as
+// esign does with --output.
+//
+// Targets: esign's peak at BENCH_BATCH_BIG records <= 1.2x the pool's; its growth from RECORDS to
+// BENCH_BATCH_BIG records at most 10 MB more than the pool's; its throughput >= 0.9x the pool's.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -45,6 +52,7 @@ function writeRecords(path, count, template) {
 }
 
 const ROUNDS = Number(process.env.BENCH_BATCH_ROUNDS ?? 3);
+const BIG_ROUNDS = Number(process.env.BENCH_BATCH_BIG_ROUNDS ?? 3);
 /** Results files written so far: each run writes a file of its own. */
 let outputs = 0;
 
@@ -149,6 +157,7 @@ function clientRun(node, args, { env, sandbox }, what, inner) {
   const serverUs = ((cpuSeconds(sandbox.pid) - server) * 1e6) / RECORDS;
   return {
     rate: RECORDS / seconds,
+    peakMb: measured(result.stderr, 'rss-kb') / 1024,
     innerRate: inner(result),
     clientUs,
     serverUs,
@@ -199,14 +208,7 @@ export async function batchBench() {
         );
     }
     // a bare undici pool over the same records (its request() API): what a plain undici client pays
-    contenders.bareUndici = (s) =>
-      clientRun(
-        node,
-        [new URL('./floor-batch.mjs', import.meta.url).pathname, records, template.id],
-        s,
-        'bare pool',
-        floorRate,
-      );
+    contenders.bareUndici = (s) => clientRun(node, poolArgs(records, template), s, 'bare pool', floorRate);
     if (index === 0) Object.assign(contenders, firstLineOnly(node, batchArgs(after, records)));
     const runs = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
@@ -218,14 +220,7 @@ export async function batchBench() {
       runs,
       list.map(({ name }) => `batch${label(name)}`),
     );
-    const big = [];
-    for (const { name, bin } of BIG > 0 ? list : [])
-      big.push({ name: label(name), ...(await bigBatch(node, bin)) });
-    for (const { name, peakMb, bigRps } of big) {
-      console.log(
-        `  peak RSS of a ${BIG}-record batch${name.padEnd(9)}${peakMb.toFixed(0).padStart(7)} MB         (${bigRps.toFixed(0)} records/s; target < 150 MB)`,
-      );
-    }
+    if (BIG > 0) printMemory(node, runs, list, await bigBatches(node, list, label));
     if (index === 0) await shellLoop(node, after, runs[`batch${label('after')}`]);
   }
 }
@@ -293,7 +288,7 @@ function printLine(node, runs, batches) {
   if (m.ceiling) row('autocannon, 2 s (the ceiling)', { ...none, ...m.ceiling, innerRate: m.ceiling.rate });
   for (const name of batches) row(`esign envelope ${name} --output`, m[name]);
   if (m.batchToStdout) row('esign envelope batch, to stdout', m.batchToStdout, 'nothing synced to disk');
-  row('bare undici pool (request())', m.bareUndici);
+  row('bare undici pool, --output alike', m.bareUndici, 'streams the records, writes each answer');
   if (m.leanUndici) row('leanest undici client (dispatch)', m.leanUndici, 'nothing validated or written');
   for (const name of batches) {
     // Each round's own ratio: the two ran seconds apart, so a slow spell of the shared machine
@@ -305,33 +300,85 @@ function printLine(node, runs, batches) {
   }
 }
 
-/** The peak RSS of a BIG-record batch, and its rate. */
-function bigBatch(node, bin) {
-  return withWarmSandbox(async ({ env, template }) => {
-    const big = join(dir, 'big.jsonl');
-    writeRecords(big, BIG, template);
-    const run = timed(() =>
-      spawnOk(
-        node,
-        [
-          bin,
-          'envelope',
-          'batch',
-          big,
-          '--template',
-          template.id,
-          '--concurrency',
-          '16',
-          '--output',
-          join(dir, `big-out-${outputs++}.jsonl`),
-        ],
-        env,
-        'big batch',
-      ),
-    );
-    return { peakMb: measured(run.result.stderr, 'rss-kb') / 1024, bigRps: BIG / run.seconds };
-  });
+const poolArgs = (records, template) => [
+  new URL('./floor-batch.mjs', import.meta.url).pathname,
+  records,
+  template.id,
+  join(dir, `pool-out-${outputs++}.jsonl`),
+  '16',
+];
+
+/**
+ * The peak RSS of a BIG-record batch --output for each install, and of the bare pool over the same
+ * records, BIG_ROUNDS alternating rounds, each on a fresh sandbox: { name: [{ peakMb, rate }] }.
+ */
+async function bigBatches(node, list, label) {
+  const big = join(dir, 'big.jsonl');
+  const contenders = {};
+  for (const { name, bin } of list) {
+    contenders[`batch${label(name)}`] = ({ template }) => [
+      bin,
+      'envelope',
+      'batch',
+      big,
+      '--template',
+      template.id,
+      '--concurrency',
+      '16',
+      '--output',
+      join(dir, `big-out-${outputs++}.jsonl`),
+    ];
+  }
+  contenders.bareUndici = ({ template }) => poolArgs(big, template);
+  const runs = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
+  for (let round = 0; round < BIG_ROUNDS; round++) {
+    for (const [name, args] of Object.entries(contenders)) {
+      runs[name].push(
+        await withWarmSandbox(async (s) => {
+          if (round === 0 && name === Object.keys(contenders)[0]) writeRecords(big, BIG, s.template);
+          const run = timed(() => spawnOk(node, args(s), s.env, `${name}, ${BIG} records`));
+          return { peakMb: measured(run.result.stderr, 'rss-kb') / 1024, rate: BIG / run.seconds };
+        }),
+      );
+    }
+  }
+  return runs;
 }
+
+const spread = (values, digits = 2) => {
+  const f = (v) => v.toFixed(digits);
+  return `${f(median(values))} (range ${f(Math.min(...values))}-${f(Math.max(...values))})`;
+};
+
+/** Peak RSS at RECORDS and BIG records, esign against the bare pool, with each ratio's rounds. */
+function printMemory(node, small, list, big) {
+  console.log(
+    `\nBatch memory, Node ${versionOf(node)}: peak RSS, --output, 16 connections; medians of alternating rounds (${ROUNDS} at ${RECORDS} records, ${BIG_ROUNDS} at ${BIG})`,
+  );
+  const pool = (runs) => runs.bareUndici.map((run) => run.peakMb);
+  for (const { name } of list) {
+    const key = `batch${list.length > 1 ? ` (${name})` : ''}`;
+    const esignSmall = small[key].map((run) => run.peakMb);
+    const esignBig = big[key].map((run) => run.peakMb);
+    const ratio = esignBig.map((peak, i) => peak / pool(big)[i]);
+    const growth = median(esignBig) - median(esignSmall);
+    const poolGrowth = median(pool(big)) - median(pool(small));
+    const rates = big[key].map((run, i) => run.rate / big.bareUndici[i].rate);
+    console.log(
+      `  ${key.padEnd(18)} ${RECORDS}: ${median(esignSmall).toFixed(0)} MB (pool ${median(pool(small)).toFixed(0)})   ${BIG}: ${median(esignBig).toFixed(0)} MB (pool ${median(pool(big)).toFixed(0)})`,
+    );
+    console.log(
+      `    peak at ${BIG}: ${spread(ratio)}x the pool's (target <= 1.2x ${median(ratio) <= 1.2 ? 'ok' : 'MISSED'})`,
+    );
+    console.log(
+      `    growth ${RECORDS} -> ${BIG}: ${growth.toFixed(0)} MB, the pool's ${poolGrowth.toFixed(0)} MB: ${(growth - poolGrowth).toFixed(0)} MB more (target <= 10 MB ${growth - poolGrowth <= 10 ? 'ok' : 'MISSED'})`,
+    );
+    console.log(
+      `    throughput at ${BIG}: ${spread(rates)}x the pool's (target >= 0.9x ${median(rates) >= 0.9 ? 'ok' : 'MISSED'})`,
+    );
+  }
+}
+
 /** A shell loop of `esign envelope create` over SHELL_LOOP records, against the batch's rate. */
 async function shellLoop(node, bin, batchRuns) {
   const loopRps = await withWarmSandbox(async ({ env, template }) => {

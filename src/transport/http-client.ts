@@ -85,7 +85,7 @@ export class HttpClient {
   readonly #timeoutMs: number;
   #lastRoute: Route | undefined;
   #lastHeaders: Record<string, string> | undefined;
-  readonly #inFlight = new WeakMap<AbortSignal, Set<ResponseCollector>>();
+  readonly #inFlight = new WeakMap<AbortSignal, InFlight>();
   #lastJsonHeaders: string[] = [];
 
   constructor(options: HttpOptions) {
@@ -186,23 +186,17 @@ export class HttpClient {
   /**
    * The requests to abort when `signal` aborts: one listener per signal, not one per request (a
    * batch sends thousands under one signal, and an EventTarget listener costs more than the rest).
-   * The set holds the requests themselves, not an abort closure per request: with a closure pair
+   * The list holds the requests themselves, not an abort closure per request: with a closure pair
    * per request (one to abort, one to forget it), each request's objects lived on into the old
    * generation, where only full garbage collections free them.
    */
-  #inFlightUnder(signal: AbortSignal): Set<ResponseCollector> {
+  #inFlightUnder(signal: AbortSignal): InFlight {
     let inFlight = this.#inFlight.get(signal);
     if (!inFlight) {
-      const requests = new Set<ResponseCollector>();
+      const requests = new InFlight();
       inFlight = requests;
       this.#inFlight.set(signal, requests);
-      signal.addEventListener(
-        'abort',
-        () => {
-          for (const request of [...requests]) request.abort(signal.reason);
-        },
-        { once: true },
-      );
+      signal.addEventListener('abort', () => requests.abortAll(signal.reason), { once: true });
     }
     return inFlight;
   }
@@ -227,6 +221,36 @@ export class HttpClient {
 }
 
 /**
+ * The requests in flight under one abort signal: a list in which each request knows its slot, and
+ * a settled one's slot is taken by the last (no search, no hole). Not a Set: a Set's table that
+ * fills with deleted entries is replaced by a new one, and the old table keeps a link to the new one
+ * and to the requests that were in it. Once an old table had lived long enough to be promoted to
+ * V8's old generation, each young generation collection kept the next table, its requests and all
+ * they hold alive, and promoted them in turn: in a 100k-record batch that was about 250 MB promoted
+ * (against 48 MB without it), and a young generation V8 grew to its largest.
+ */
+class InFlight {
+  readonly #requests: ResponseCollector[] = [];
+
+  add(request: ResponseCollector): void {
+    request.slot = this.#requests.push(request) - 1;
+  }
+
+  delete(request: ResponseCollector): void {
+    const last = this.#requests.pop() as ResponseCollector;
+    if (last !== request) {
+      this.#requests[request.slot] = last;
+      last.slot = request.slot;
+    }
+    request.slot = -1;
+  }
+
+  abortAll(reason: unknown): void {
+    for (const request of [...this.#requests]) request.abort(reason);
+  }
+}
+
+/**
  * One request's answer, gathered through undici's handler interface (onRequestStart …
  * onResponseEnd / onResponseError), under one deadline for the whole exchange.
  */
@@ -244,7 +268,9 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   readonly #chunks: Buffer[] = [];
   #size = 0;
   /** The requests under the same abort signal, this one among them until it is settled. */
-  #inFlight: Set<ResponseCollector> | undefined;
+  #inFlight: InFlight | undefined;
+  /** This request's place in #inFlight's list. */
+  slot = -1;
 
   constructor(
     exchange: Exchange,
@@ -265,7 +291,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   }
 
   /** Aborted with the others when their signal aborts, until settled. */
-  watch(inFlight: Set<ResponseCollector>): void {
+  watch(inFlight: InFlight): void {
     this.#inFlight = inFlight;
     inFlight.add(this);
   }
