@@ -13,6 +13,7 @@ const OWN_PROCESS = [
   'test/e2e/mcp-clients.test.ts',
   'test/e2e/mcp-confirm.test.ts',
   'test/e2e/mcp-install.test.ts',
+  'test/e2e/mcp-short-token.test.ts',
   'test/e2e/mcpb.test.ts',
 ];
 

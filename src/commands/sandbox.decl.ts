@@ -92,7 +92,7 @@ export const sandbox = {
       range: [1, 1_048_576],
       expected: 'a whole number of MiB from 1 to 1048576',
       default: DEFAULT_ENVELOPE_BUDGET_MIB,
-      help: 'Memory the envelopes may take; past it a create is answered 507 and nothing is made',
+      help: "Memory the envelopes may take, never more than Node's heap holds (a note at start says when the heap sets it); past it a create is answered 507 and nothing is made",
     },
   ],
   unusedGlobals: ['--profile', '--base-url', '--timeout'],

@@ -65,6 +65,7 @@ it('the manifest validates with `mcpb validate`; the token is a sensitive settin
     'bin',
     'dist',
     'docs',
+    'man',
     'manifest.json',
     'package.json',
     'skills',

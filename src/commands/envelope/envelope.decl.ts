@@ -214,7 +214,7 @@ export const batch = {
     {
       flag: '--summary-emails',
       kind: 'boolean',
-      help: "GitHub Actions: name each failed record's signatory email in the job summary (left out by default: summaries of public repositories are public)",
+      help: "Name each failed record's signatory email in the GitHub Actions job summary, and each held-back unknown record's in the resume list on stderr (left out by default: summaries of public repositories are public)",
     },
   ],
   exitCodes: [0, 2, 3, 4, 5, 6, 7, 8, 9, 130],

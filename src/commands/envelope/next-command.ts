@@ -22,10 +22,13 @@ export type NextCommandOptions = { file: string } & {
 
 export type NextStep = '--resume' | '--retry-unknown';
 
-/** The flags a resume repeats, the command's own first, in the order its help lists them. */
-const RESUMED: readonly FlagDecl[] = [...batch.flags, ...GLOBAL_FLAGS].filter(
-  (flag) => 'resume' in flag && flag.resume,
-);
+/**
+ * The flags a resume repeats, the command's own first, in the order its help lists them; --output
+ * last, beside the --resume it goes with (`… --output results.jsonl --resume`, as printed before).
+ */
+const RESUMED: readonly FlagDecl[] = [...batch.flags, ...GLOBAL_FLAGS]
+  .filter((flag) => 'resume' in flag && flag.resume)
+  .sort((a, b) => Number(a.flag === '--output') - Number(b.flag === '--output'));
 
 /** `--flag value`, or `--flag=value` when the value starts with a dash (never read as a flag). */
 function flag(name: string, value: string): string[] {
