@@ -50,11 +50,28 @@ beforeAll(async () => {
   mainJs = join(install, 'dist', 'main.js');
   plainHelp = await help({ NODE_DISABLE_COMPILE_CACHE: '1' });
   expect(plainHelp.code).toBe(0);
-  expect(plainHelp.stdout).toContain('Usage: esign');
+  expect(plainHelp.stdout).toContain('01JD7X4ZQ8G1N6RVS0Y2MBKT3E');
 });
 
+/**
+ * A run that goes through dist/main.js and sends nothing: a dry-run create. (`--help` is answered by
+ * dist/quick.cjs, which never loads main.js, so its cache would hold nothing of main.js to plant.)
+ */
 const help = (env: Record<string, string>) =>
-  runBin(['--help'], { bin: join(install, 'bin', 'esign.js'), env });
+  runBin(
+    [
+      'envelope',
+      'create',
+      '--template',
+      '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
+      '--name',
+      'Ada Lovelace',
+      '--email',
+      'ada@example.com',
+      '--dry-run',
+    ],
+    { bin: join(install, 'bin', 'esign.js'), env },
+  );
 
 /** A fresh folder for XDG_CACHE_HOME, private to this user. */
 const cacheHome = () => mkdtempSync(join(tmpdir(), 'esign-xdg-'));

@@ -257,13 +257,16 @@ async function loopbackRegistry(): Promise<{ url: string; version: string; serve
   return { url: `http://127.0.0.1:${port}/`, version: manifest.version, server };
 }
 
-it('run with npx: the entry is `npx -y esign@<version> mcp` (npx beside node; never the npx cache folder), checked, and the client starts it', async () => {
+it('run with npx: the entry is `npx -y esign@<version> mcp` (npx beside node, else on the PATH; never the npx cache folder), checked, and the client starts it', async () => {
   const registry = await loopbackRegistry();
   try {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'esign-install-npx-')));
     // npm reads the registry from the home's .npmrc: so does the npx the client starts.
     writeFileSync(join(home, '.npmrc'), `registry=${registry.url}\n`);
-    const npx = join(dirname(process.execPath), 'npx');
+    // The npx esign writes (src/mcp/launch.ts): the one beside this node, else the one on the PATH
+    // (a node from the npm registry's `node` package has no npx beside it).
+    const beside = join(dirname(process.execPath), 'npx');
+    const npx = existsSync(beside) ? beside : 'npx';
     const env = { PATH: process.env.PATH ?? '', HOME: home };
     // Started asynchronously: the registry answers from this process.
     const installed = await gather(
