@@ -37,11 +37,43 @@ export function heapEnvelopeBytes(heapLimitBytes: number): number {
   return Math.max(1, share) * MIB;
 }
 
+/**
+ * The young generation the reserve above counts (as Node 20 and 22 size it beside
+ * --max-old-space-size). Node 24 sizes it up to 192 MiB and Node 26 up to 96 MiB, which V8 counts in
+ * heap_size_limit although envelopes never live there: the old generation is what holds them.
+ */
+const YOUNG_GENERATION_BYTES = 48 * MIB;
+
+/**
+ * The old generation's limit the process was started with, when it was given: the last
+ * --max-old-space-size on the command line or in NODE_OPTIONS (the command line wins).
+ */
+export function oldSpaceFlagBytes(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
+): number | undefined {
+  let mib: number | undefined;
+  for (const arg of [...nodeOptions.split(/\s+/), ...execArgv]) {
+    const given = /^--max[-_]old[-_]space[-_]size=(\d+)$/.exec(arg);
+    if (given) mib = Number(given[1]);
+  }
+  return mib === undefined ? undefined : mib * MIB;
+}
+
+/**
+ * The heap this process may fill, as the reserve above counts it: V8's heap_size_limit, but no more
+ * than the old generation's flag and a young generation of 48 MiB where the flag is given (the same
+ * on every Node line: under --max-old-space-size=160, 208 MiB).
+ */
+export function heapLimit(
+  limit: number = getHeapStatistics().heap_size_limit,
+  oldSpace: number | undefined = oldSpaceFlagBytes(),
+): number {
+  return oldSpace === undefined ? limit : Math.min(limit, oldSpace + YOUNG_GENERATION_BYTES);
+}
+
 /** The budget for `askedBytes` in this process (or in a heap of `heapLimitBytes`). */
-export function envelopeBudget(
-  askedBytes: number,
-  heapLimitBytes: number = getHeapStatistics().heap_size_limit,
-): EnvelopeBudget {
+export function envelopeBudget(askedBytes: number, heapLimitBytes: number = heapLimit()): EnvelopeBudget {
   const heapBytes = heapEnvelopeBytes(heapLimitBytes);
   const byHeap = heapBytes < askedBytes;
   return { bytes: byHeap ? heapBytes : askedBytes, askedBytes, heapLimitBytes, byHeap };

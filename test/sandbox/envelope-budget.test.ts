@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/commands/sandbox.js';
-import { envelopeBudget, heapEnvelopeBytes } from '../../src/sandbox/envelope-budget.js';
+import {
+  envelopeBudget,
+  heapEnvelopeBytes,
+  heapLimit,
+  oldSpaceFlagBytes,
+} from '../../src/sandbox/envelope-budget.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/context.js';
 import {
@@ -103,6 +108,19 @@ describe('the envelope budget within the heap', () => {
     // Whole MiB, and never nothing.
     expect(heapEnvelopeBytes(208 * MIB + 3)).toBe(36 * MIB);
     expect(heapEnvelopeBytes(16 * MIB)).toBe(MIB);
+  });
+
+  it("counts the old generation's flag, not a young generation V8 sizes per Node line", () => {
+    // Node 24 gives --max-old-space-size=160 a heap limit of 352 MiB, Node 26 256 MiB: the young
+    // generation grew, the old one (where envelopes live) did not. Before, 352 MiB gave a budget
+    // of 72 MiB, and Node 24 aborted (out of memory) saving the state.
+    expect(heapLimit(352 * MIB, 160 * MIB)).toBe(208 * MIB);
+    expect(heapLimit(256 * MIB, 160 * MIB)).toBe(208 * MIB);
+    expect(heapLimit(208 * MIB, 160 * MIB)).toBe(208 * MIB);
+    expect(heapLimit(4144 * MIB, undefined)).toBe(4144 * MIB);
+    expect(oldSpaceFlagBytes([], '--max-old-space-size=160')).toBe(160 * MIB);
+    expect(oldSpaceFlagBytes(['--max_old_space_size=300'], '--max-old-space-size=160')).toBe(300 * MIB);
+    expect(oldSpaceFlagBytes([], '--inspect')).toBeUndefined();
   });
 
   it('under NODE_OPTIONS=--max-old-space-size=160: 507 at 36 MiB of large creates, and the sandbox lives on', async () => {
