@@ -8,7 +8,7 @@
 // the entry is started as the client will start it, and must answer `initialize`
 // (src/mcp/entry-check.ts). The token is never written: the server reads the profile's stored
 // token, or ESIGN_TOKEN from the environment the client starts it in.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import type { CommandModule, FlagOptions } from '../command-types.js';
 import { configDir, configFilePath } from '../config/paths.js';
@@ -26,6 +26,7 @@ import {
 import { type ConfigFile, getProfile, readConfigFile } from '../config/store.js';
 import type { Context } from '../context.js';
 import { CliError, ConfigFileError, ExitCode, UsageError } from '../errors.js';
+import { MAX_SETTINGS_BYTES, NotRegularFileError, readRegularFileSync } from '../fs/regular-file.js';
 import {
   type ClientLayout,
   clientEnvironment,
@@ -83,12 +84,17 @@ function configText(raw: string): ConfigText {
   return { text, bom: text !== raw };
 }
 
-/** The file as it is now, for --print (which takes no lock and writes nothing). */
+/**
+ * The file as it is now, for --print and the check before writing (which take no lock and write
+ * nothing): read as the locked change reads it (fs/regular-file.ts), so that a named pipe or a huge
+ * file planted in a project folder is refused, not waited on.
+ */
 function readConfigText(path: string): ConfigText {
   if (!existsSync(path)) return configText('');
   try {
-    return configText(readFileSync(realpathSync(path), 'utf8'));
+    return configText(readRegularFileSync(realpathSync(path), MAX_SETTINGS_BYTES).text);
   } catch (error) {
+    if (error instanceof NotRegularFileError) throw error;
     throw new UsageError(`Cannot read ${escapeControl(path)}: ${(error as Error).message}.`);
   }
 }

@@ -2,6 +2,7 @@
 // VS Code) and each platform's folders (Linux, macOS, Windows), in a temporary home: config files
 // that already hold other servers, comments, tabs and CRLF line ends keep all of it; a second run
 // changes nothing; --print writes nothing; the flags asked for are written, the token never.
+import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -163,6 +164,21 @@ describe.each(['linux', 'darwin', 'win32'] as const)('esign mcp install on %s', 
 });
 
 describe('esign mcp install: the rest', () => {
+  it('a named pipe where the project config would be is refused at once, with --print and without', async () => {
+    const home = homeOn('linux');
+    const cursor = join(home.root, 'project', '.cursor');
+    mkdirSync(cursor);
+    execFileSync('mkfifo', [join(cursor, 'mcp.json')]);
+    for (const extra of [[], ['--print']]) {
+      const result = await runCli(
+        ['mcp', 'install', 'cursor', '--scope', 'project', '--command', 'esign', '--no-check', ...extra],
+        home.ctx(),
+      );
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${join(cursor, 'mcp.json')} is a named pipe (FIFO)`);
+    }
+  });
+
   it('--print shows the entry and the file, and writes nothing; --json says the same as one object', async () => {
     const home = homeOn('linux');
     const ctx = home.ctx();
