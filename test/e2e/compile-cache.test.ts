@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CREATE_ARGS } from '../helpers/create-command.js';
 import { runBin, type SpawnResult } from '../helpers/spawn.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -40,7 +41,7 @@ const PLANTED = 'planted code ran';
 
 let install: string;
 let mainJs: string;
-let plainHelp: SpawnResult;
+let plainRun: SpawnResult;
 
 /** A copy of the npm install, in a folder of its own (a cache is keyed by the file's path). */
 beforeAll(async () => {
@@ -48,30 +49,17 @@ beforeAll(async () => {
   for (const part of ['bin', 'dist', 'package.json'])
     cpSync(join(ROOT, part), join(install, part), { recursive: true });
   mainJs = join(install, 'dist', 'main.js');
-  plainHelp = await help({ NODE_DISABLE_COMPILE_CACHE: '1' });
-  expect(plainHelp.code).toBe(0);
-  expect(plainHelp.stdout).toContain('01JD7X4ZQ8G1N6RVS0Y2MBKT3E');
+  plainRun = await mainRun({ NODE_DISABLE_COMPILE_CACHE: '1' });
+  expect(plainRun.code).toBe(0);
+  expect(plainRun.stdout).toContain('01JD7X4ZQ8G1N6RVS0Y2MBKT3E');
 });
 
 /**
  * A run that goes through dist/main.js and sends nothing: a dry-run create. (`--help` is answered by
  * dist/quick.cjs, which never loads main.js, so its cache would hold nothing of main.js to plant.)
  */
-const help = (env: Record<string, string>) =>
-  runBin(
-    [
-      'envelope',
-      'create',
-      '--template',
-      '01JD7X4ZQ8G1N6RVS0Y2MBKT3E',
-      '--name',
-      'Ada Lovelace',
-      '--email',
-      'ada@example.com',
-      '--dry-run',
-    ],
-    { bin: join(install, 'bin', 'esign.js'), env },
-  );
+const mainRun = (env: Record<string, string>) =>
+  runBin([...CREATE_ARGS, '--dry-run'], { bin: join(install, 'bin', 'esign.js'), env });
 
 /** A fresh folder for XDG_CACHE_HOME, private to this user. */
 const cacheHome = () => mkdtempSync(join(tmpdir(), 'esign-xdg-'));
@@ -96,7 +84,7 @@ async function plantCache(home: string): Promise<void> {
   expect(attack.length).toBe(firstStatement);
   writeFileSync(mainJs, Buffer.concat([attack, original.subarray(firstStatement)]));
   try {
-    await help({ XDG_CACHE_HOME: home });
+    await mainRun({ XDG_CACHE_HOME: home });
   } finally {
     writeFileSync(mainJs, original);
   }
@@ -113,34 +101,34 @@ async function plantCache(home: string): Promise<void> {
   writeFileSync(file, bytes);
 }
 
-/** The run saw the real esign: exit 0, the help as without a cache, nothing else on stderr. */
+/** The run saw the real esign: exit 0, the same output as without a cache, nothing else on stderr. */
 function expectPlainRun(result: SpawnResult): void {
   expect(result.stderr).not.toContain(PLANTED);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  expect(result.stdout).toBe(plainHelp.stdout);
+  expect(result.stdout).toBe(plainRun.stdout);
 }
 
 describe('the compile cache', () => {
   it('is made in XDG_CACHE_HOME/esign, mode 0700, where Node has one (Node >= 22.1); nothing is made on Node 20', async () => {
     const home = cacheHome();
-    expectPlainRun(await help({ XDG_CACHE_HOME: home }));
+    expectPlainRun(await mainRun({ XDG_CACHE_HOME: home }));
     if (!hasCompileCache) {
       expect(readdirSync(home)).toEqual([]);
       return;
     }
     expect(statSync(join(home, 'esign')).mode & 0o777).toBe(0o700);
     expect(filesUnder(join(home, 'esign')).length).toBeGreaterThan(0);
-    expectPlainRun(await help({ XDG_CACHE_HOME: home }));
+    expectPlainRun(await mainRun({ XDG_CACHE_HOME: home }));
   });
 
   it('NODE_DISABLE_COMPILE_CACHE turns it off; a cache folder that cannot be made changes nothing the user sees', async () => {
     const home = cacheHome();
-    expectPlainRun(await help({ XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' }));
+    expectPlainRun(await mainRun({ XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' }));
     expect(readdirSync(home)).toEqual([]);
     const notAFolder = join(cacheHome(), 'file');
     writeFileSync(notAFolder, 'not a folder');
-    expectPlainRun(await help({ XDG_CACHE_HOME: notAFolder }));
+    expectPlainRun(await mainRun({ XDG_CACHE_HOME: notAFolder }));
   });
 
   it.runIf(hasCompileCache)(
@@ -148,7 +136,7 @@ describe('the compile cache', () => {
     async () => {
       const home = cacheHome();
       await plantCache(home);
-      const attacked = await help({ XDG_CACHE_HOME: home });
+      const attacked = await mainRun({ XDG_CACHE_HOME: home });
       expect(attacked.stderr).toContain(PLANTED);
     },
   );
@@ -166,10 +154,10 @@ describe('the compile cache', () => {
       ]) {
         chownSync(path, nobody as number, nobody as number);
       }
-      expectPlainRun(await help({ XDG_CACHE_HOME: shared }));
+      expectPlainRun(await mainRun({ XDG_CACHE_HOME: shared }));
       const linked = cacheHome();
       symlinkSync(join(shared, 'esign'), join(linked, 'esign'));
-      expectPlainRun(await help({ XDG_CACHE_HOME: linked }));
+      expectPlainRun(await mainRun({ XDG_CACHE_HOME: linked }));
       // Nothing was written into the other user's folder either.
       expect(filesUnder(join(shared, 'esign')).every((file) => statSync(file).uid === nobody)).toBe(true);
     },
@@ -182,8 +170,8 @@ describe('the compile cache', () => {
       mkdirSync(join(theirs, '.cache'), { recursive: true });
       chownSync(theirs, nobody as number, nobody as number);
       chownSync(join(theirs, '.cache'), nobody as number, nobody as number);
-      expectPlainRun(await help({ XDG_CACHE_HOME: join(theirs, '.cache') }));
-      expectPlainRun(await help({ XDG_CACHE_HOME: '', HOME: theirs }));
+      expectPlainRun(await mainRun({ XDG_CACHE_HOME: join(theirs, '.cache') }));
+      expectPlainRun(await mainRun({ XDG_CACHE_HOME: '', HOME: theirs }));
       expect(readdirSync(join(theirs, '.cache'))).toEqual([]);
     },
   );
@@ -194,21 +182,21 @@ describe('the compile cache', () => {
       const writable = cacheHome();
       await plantCache(writable);
       chmodSync(join(writable, 'esign'), 0o770);
-      expectPlainRun(await help({ XDG_CACHE_HOME: writable }));
+      expectPlainRun(await mainRun({ XDG_CACHE_HOME: writable }));
 
       const open = join(cacheHome(), 'open');
       mkdirSync(open);
       await plantCache(open);
       chmodSync(open, 0o777); // others may rename esign/ and put their own in its place
-      expectPlainRun(await help({ XDG_CACHE_HOME: open }));
+      expectPlainRun(await mainRun({ XDG_CACHE_HOME: open }));
       chmodSync(open, 0o1777); // sticky, as /tmp: only its owner may
-      expect((await help({ XDG_CACHE_HOME: open })).stderr).toContain(PLANTED);
+      expect((await mainRun({ XDG_CACHE_HOME: open })).stderr).toContain(PLANTED);
     },
   );
 
   it('never crashes on a damaged cache: random bytes changed in every file, run after run', async () => {
     const home = cacheHome();
-    expectPlainRun(await help({ XDG_CACHE_HOME: home }));
+    expectPlainRun(await mainRun({ XDG_CACHE_HOME: home }));
     const random = seeded(30);
     for (let round = 0; round < 5; round++) {
       for (const file of existsSync(join(home, 'esign')) ? filesUnder(join(home, 'esign')) : []) {
@@ -219,7 +207,7 @@ describe('the compile cache', () => {
         }
         writeFileSync(file, bytes);
       }
-      expectPlainRun(await help({ XDG_CACHE_HOME: home }));
+      expectPlainRun(await mainRun({ XDG_CACHE_HOME: home }));
     }
   });
 });
