@@ -161,7 +161,7 @@ function exitedWith(
   const program = firstWord(command);
   const missing = program !== undefined && !programExists(program, options);
   const why = missing
-    ? `was not found: there is no program \`${escapeControl(program)}\` ${program.includes('/') || program.includes('\\') ? 'at that path' : 'on PATH'}`
+    ? `was not found: there is no program \`${escapeControl(program)}\` ${isPath(program, options.platform) ? 'at that path' : 'on PATH'}`
     : `could not be run: a program it runs was not found (the shell's status ${code}, "not found")`;
   return {
     ok: false,
@@ -178,10 +178,13 @@ function firstWord(command: string): string | undefined {
   return match ? (match[1] ?? match[2] ?? match[3]) : undefined;
 }
 
+/** Whether the shell reads `program` as a path to a file (with a separator), not a name to look up on PATH. */
+const isPath = (program: string, platform: NodeJS.Platform) =>
+  program.includes('/') || (platform === 'win32' && program.includes('\\'));
+
 /** Whether `program` names a file there (a path), or on the command's PATH (a bare name). */
 function programExists(program: string, options: RunOptions): boolean {
-  if (program.includes('/') || (options.platform === 'win32' && program.includes('\\')))
-    return existsSync(isAbsolute(program) ? program : resolve(program));
+  if (isPath(program, options.platform)) return existsSync(isAbsolute(program) ? program : resolve(program));
   const extensions = options.platform === 'win32' ? ['', '.exe', '.cmd', '.bat', '.com'] : [''];
   return (options.env.PATH ?? options.env.Path ?? '')
     .split(delimiter)
