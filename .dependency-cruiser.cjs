@@ -25,7 +25,7 @@ module.exports = {
       name: 'commands-are-called-not-imported',
       severity: 'error',
       comment: 'A command calls the engine, not the other way round.',
-      from: { path: '^src/', pathNot: '^src/(commands/|cli[.]ts$|main[.]ts$|quick[.]ts$)' },
+      from: { path: '^src/', pathNot: '^src/(commands/|cli[.]ts$|command-run[.]ts$|main[.]ts$|quick[.]ts$)' },
       to: { path: '^src/commands/' },
     },
     {

@@ -9,6 +9,8 @@ import { defineConfig } from 'vitest/config';
 const OWN_PROCESS = [
   'test/unit/mcp-tools.test.ts',
   'test/unit/template-fields.test.ts',
+  // It mocks the step every command shares (src/command-run.ts) to catch what commander hands over.
+  'test/unit/plain-line.test.ts',
   'test/e2e/mcp.test.ts',
   'test/e2e/mcp-clients.test.ts',
   'test/e2e/mcp-confirm.test.ts',

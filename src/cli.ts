@@ -1,27 +1,18 @@
 // The parser, made from the command table (src/commands/table.ts) for the command the user typed:
 // that command, and the commands above it, are built in commander with their flags and arguments;
-// their other subcommands only by name, for the list of commands. One step serves every command:
-// commander's result (flags merged with the global ones, positional arguments by their declared
-// names) goes through the schema made from the command's declaration (src/options.ts), and only
-// typed, checked options reach its `run`, which its module (imported then) holds.
+// their other subcommands only by name, for the list of commands. Commander's result (flags merged
+// with the global ones, positional arguments by their declared names) goes to the step every command
+// shares (src/command-run.ts). A plain line is read without commander (src/plain-line.ts).
 import { Argument, Command, Option } from 'commander';
+import { type ProgramHooks, runDeclared } from './command-run.js';
 import type { ArgDecl, CommandDecl, FlagDecl } from './command-types.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG } from './commands/global-flags.js';
 import { pageOf, showHelp, widthOf } from './commands/help.js';
 import { ROOT } from './commands/table.js';
 import type { Context } from './context.js';
 import { keyOf, pathOf } from './declarations.js';
-import { UsageError } from './errors.js';
 import { flagSpelling, helpText } from './help/render.js';
-import { describeIssue } from './text/issues.js';
 import { unknownCommandError, unknownOptionError } from './unknown-option.js';
-
-/** What the entry point learns while a command line is parsed and run. */
-export interface ProgramHooks {
-  /** The command's options passed its schema: main learns --json/--verbose here, and hands back the context to run with. */
-  onOptions(options: { json?: boolean; verbose?: boolean }, command: { streamsStderr: boolean }): Context;
-  onResult(code: number): void;
-}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -75,18 +66,6 @@ function argumentOf(arg: ArgDecl): Argument {
   return new Argument(arg.required ? `<${name}>` : `[${name}]`, arg.help);
 }
 
-/** "--expires-in-days" for the option key "expiresInDays", "file" for a positional argument. */
-function flagName(decl: CommandDecl, key: string): string {
-  const flag = [...GLOBAL_FLAGS, ...(decl.flags ?? [])].find((f) => keyOf(f.flag) === key);
-  if (flag) return flag.flag;
-  // A positional argument by its name, as a word of the sentence ("shell must be one of …").
-  return (decl.args ?? []).some((a) => a.name === key) ? key : `--${key}`;
-}
-
-function describeValue(value: unknown): string {
-  return value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
-}
-
 /** The raw options commander parsed for `command`: its flags and the ones above, and its arguments by name. */
 function rawOptions(command: Command, decl: CommandDecl): Record<string, unknown> {
   const raw: Record<string, unknown> = { ...command.optsWithGlobals() };
@@ -94,25 +73,6 @@ function rawOptions(command: Command, decl: CommandDecl): Record<string, unknown
     if (command.processedArgs[index] !== undefined) raw[argument.name] = command.processedArgs[index];
   });
   return raw;
-}
-
-/** Runs commander's result through the declaration's schema; a failure is a usage error naming the flag. */
-async function parseOptions(command: Command, decl: CommandDecl): Promise<Record<string, unknown>> {
-  const { schemaFor } = await import('./options.js');
-  const raw = rawOptions(command, decl);
-  // A parent's own flags reach its subcommands too (commander reads them after the subcommand).
-  const inherited: FlagDecl[] = [];
-  for (let at = command.parent; at; at = at.parent) inherited.push(...(declarations.get(at)?.flags ?? []));
-  const parsed = schemaFor(decl, [...GLOBAL_FLAGS, ...inherited]).safeParse(raw);
-  if (parsed.success) return parsed.data as Record<string, unknown>;
-  const problems = parsed.error.issues.map((issue) => {
-    const key = String(issue.path[0] ?? '');
-    return `${flagName(decl, key)} ${describeIssue(issue)}${describeValue(raw[key])}`;
-  });
-  throw new UsageError(`${problems[0]}.`, {
-    details: problems.slice(1),
-    hint: `Run \`${pathNames(command).join(' ')} --help\` to see its flags and examples.`,
-  });
 }
 
 /** A command that only lists others (its own name, summary and aliases): never parsed into. */
@@ -133,10 +93,12 @@ function built(command: Command, decl: CommandDecl, hooks: ProgramHooks): void {
   if (load) {
     command.action(async (...params: unknown[]) => {
       const at = params[params.length - 1] as Command;
-      const module = await load();
-      const options = await parseOptions(at, decl);
-      const runCtx = hooks.onOptions(options, { streamsStderr: decl.streamsStderr === true });
-      hooks.onResult(await module.run(options as never, runCtx));
+      // A parent's own flags reach its subcommands too (commander reads them after the subcommand).
+      const inherited = declarationsAlong(at)
+        .slice(0, -1)
+        .reverse()
+        .flatMap((above) => above.flags ?? []);
+      await runDeclared(declarationsAlong(at), rawOptions(at, decl), inherited, hooks);
     });
   } else if (decl.subcommands) {
     // Bare, a group shows its help on stdout (exit 0), as `esign` does.

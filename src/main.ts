@@ -3,8 +3,10 @@
 import { homedir } from 'node:os';
 import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
+import { type ProgramHooks, runDeclared } from './command-run.js';
+import { GLOBAL_FLAGS } from './commands/global-flags.js';
 import { helpAsked, showHelp, writeHelp } from './commands/help.js';
-import { commandTree } from './commands/table.js';
+import { commandTree, ROOT } from './commands/table.js';
 import { configDir } from './config/paths.js';
 import { storedPreference } from './config/preferences.js';
 import {
@@ -27,6 +29,7 @@ import {
   UsageError,
 } from './errors.js';
 import { decideTerminal, drawableStream } from './io/terminal.js';
+import { plainLine } from './plain-line.js';
 
 declare const __ESIGN_VERSION__: string;
 export const VERSION = typeof __ESIGN_VERSION__ === 'string' ? __ESIGN_VERSION__ : '0.0.0-dev';
@@ -49,42 +52,48 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
     }
   }
   // How errors are reported follows the options as parsed: from the command's checked options, or,
-  // when parsing itself failed, from what commander had parsed by then (never from scanning argv,
+  // when parsing itself failed, from what the parser had read by then (never from scanning argv,
   // where `--set --json` gives --set the value "--json").
   const mode: { json: boolean; verbose: boolean; ciOutput?: string } = { json: false, verbose: false };
   let notes: HeldNotes | undefined;
   let exitCode: number = ExitCode.ok;
-  const { buildProgram } = await import('./cli.js');
-  const program = buildProgram(
-    ctx,
-    {
-      onOptions: (options, command) => {
-        mode.json = options.json === true;
-        mode.verbose = options.verbose === true;
-        mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
-        if (!mode.json || command.streamsStderr) return ctx;
-        notes = new HeldNotes(ctx.stderr);
-        // What goes to stderr is held, not shown: no spinner, no colour there.
-        return {
-          ...ctx,
-          stderr: notes,
-          terminal: decideTerminal(
-            { stdout: ctx.stdout, stderr: notes },
-            ctx.env,
-            ctx.platform,
-            () => ctx.terminal.accessible,
-          ),
-        };
-      },
-      onResult: (code) => {
-        exitCode = code;
-      },
+  const hooks: ProgramHooks = {
+    onOptions: (options, command) => {
+      mode.json = options.json === true;
+      mode.verbose = options.verbose === true;
+      mode.ciOutput = (options as { ciOutput?: string }).ciOutput;
+      if (!mode.json || command.streamsStderr) return ctx;
+      notes = new HeldNotes(ctx.stderr);
+      // What goes to stderr is held, not shown: no spinner, no colour there.
+      return {
+        ...ctx,
+        stderr: notes,
+        terminal: decideTerminal(
+          { stdout: ctx.stdout, stderr: notes },
+          ctx.env,
+          ctx.platform,
+          () => ctx.terminal.accessible,
+        ),
+      };
     },
-    argv,
-  );
-  watchModeFlags(program, mode);
+    onResult: (code) => {
+      exitCode = code;
+    },
+  };
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    // A plain line (the command's words, then its flags) is read from the table; commander reads
+    // any other, and words what is wrong with it.
+    const plain = plainLine(ROOT, GLOBAL_FLAGS, argv);
+    if (plain) {
+      mode.json = plain.raw.json === true;
+      mode.verbose = plain.raw.verbose === true;
+      await runDeclared(plain.path, plain.raw, plain.inherited, hooks);
+    } else {
+      const { buildProgram } = await import('./cli.js');
+      const program = buildProgram(ctx, hooks, argv);
+      watchModeFlags(program, mode);
+      await program.parseAsync([...argv], { from: 'user' });
+    }
     if (notes && mode.verbose) notes.release();
     return exitCode;
   } catch (error) {
