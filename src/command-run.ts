@@ -7,6 +7,7 @@ import { GLOBAL_FLAGS } from './commands/global-flags.js';
 import type { Context } from './context.js';
 import { keyOf } from './declarations.js';
 import { UsageError } from './errors.js';
+import { schemaFor } from './options.js';
 import { describeIssue } from './text/issues.js';
 
 /** What the entry point learns while a command line is parsed and run. */
@@ -40,7 +41,6 @@ async function checkedOptions(
   raw: Record<string, unknown>,
   inherited: readonly FlagDecl[],
 ): Promise<Record<string, unknown>> {
-  const { schemaFor } = await import('./options.js');
   const decl = path[path.length - 1] as CommandDecl;
   const parsed = schemaFor(decl, [...GLOBAL_FLAGS, ...inherited]).safeParse(raw);
   if (parsed.success) return parsed.data as Record<string, unknown>;

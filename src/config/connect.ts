@@ -18,6 +18,7 @@ import {
   type Settings,
 } from './settings.js';
 import { type ConfigFile, readConfigFile, warnIfReadableByOthers } from './store.js';
+import { remindOfTokenAge } from './token-age.js';
 
 /**
  * What the command line chose for the connection (--profile, --base-url, --timeout, as given:
@@ -149,7 +150,6 @@ export async function connect(
     );
   }
   if (remindTokenAge && settings.tokenStoredAt) {
-    const { remindOfTokenAge } = await import('./token-age.js');
     remindOfTokenAge(settings, ctx);
   }
   const { ApiClient } = await import('../api/client.js');

@@ -27,6 +27,9 @@ const builtinsOf = async (args: string[]) => (await watched(args)).builtins;
 /** A name chalk's own module defines, wherever the bundle puts it. */
 const CHALK_TEXT = 'chalkStderr';
 
+/** A name commander's own module defines. */
+const COMMANDER_TEXT = 'allowExcessArguments';
+
 /** The files of the bundle the process loaded that hold `text`. */
 const filesHolding = (watch: ProcessWatch, text: string) =>
   watch.modules
@@ -60,7 +63,7 @@ describe('start-up', () => {
     expect(bundleModules(profiles).some((url) => url.endsWith('/dist/main.js'))).toBe(true);
     // The bundle's parser lives apart from the table: commander is in a chunk of its own.
     const quick = readFileSync(fileURLToPath(new URL('../../dist/quick.cjs', import.meta.url)), 'utf8');
-    expect(quick).not.toContain('allowExcessArguments');
+    expect(quick).not.toContain(COMMANDER_TEXT);
   });
 
   it('a create with -q or --json loads no chalk (it draws nothing); the human one loads chalk', async () => {
@@ -78,5 +81,19 @@ describe('start-up', () => {
     server.script(ok());
     expect(chalkFiles(await watched(CREATE_ARGS, env)).length).toBeGreaterThan(0);
     expect(server.requests).toHaveLength(3);
+  });
+
+  it('a plain create is read from the command table: no commander, so no node:child_process', async () => {
+    const env = { ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: LIVE_TOKEN };
+    server.script(ok());
+    const plain = await watched([...CREATE_ARGS, '--json'], env);
+    expect(plain.modules.some((url) => url.endsWith('/dist/main.js'))).toBe(true);
+    expect(filesHolding(plain, COMMANDER_TEXT)).toEqual([]);
+    expect(plain.builtins).not.toContain('NativeModule child_process');
+    // A line that is not plain (a flag before the command's words) is read by commander.
+    server.script(ok());
+    const typed = await watched(['--timeout', '10', ...CREATE_ARGS, '--json'], env);
+    expect(filesHolding(typed, COMMANDER_TEXT).length).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(2);
   });
 });

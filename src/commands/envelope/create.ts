@@ -12,6 +12,7 @@ import { type Settings, templateNamesOf } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { createdButNotWritten } from '../../envelope/created.js';
 import type { AnswerChecks, AskedField, PromptStreams } from '../../envelope/interactive.js';
+import { createEnvelope } from '../../envelope/send.js';
 import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
 import { connectionOf } from '../../options.js';
@@ -75,7 +76,6 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
     verbose: flags.verbose,
     remindTokenAge: !flags.json && !flags.quiet,
   });
-  const { createEnvelope } = await import('../../envelope/send.js');
   // -q and --json draw nothing on the way: neither the spinner nor chalk is loaded for them.
   const spinner =
     flags.json || flags.quiet
