@@ -41,6 +41,6 @@ export const distBuildOptions = {
   // createRequire(import.meta.url): a CommonJS module object and its search paths made for every
   // file of the bundle, about 5% of a create's instructions.)
   banner: {
-    js: 'const require=(id)=>process.getBuiltinModule(id)??((e)=>{throw e})(Object.assign(new Error(`Cannot find module \'${id}\'`),{code:"MODULE_NOT_FOUND"}));',
+    js: 'const require=(id)=>process.getBuiltinModule(id)??((e)=>{throw e})(Object.assign(new Error("Cannot find module \'"+id+"\'"),{code:"MODULE_NOT_FOUND"}));',
   },
 };

@@ -358,7 +358,18 @@ export async function main(): Promise<void> {
       claimed = true;
     },
   });
+  // A run that never settles (a promise nothing resolves) would let the process end with exit 0 and
+  // nothing said: ending first is an internal error.
+  let finished = false;
+  process.once('exit', (exitCode) => {
+    if (finished || exitCode !== 0) return;
+    process.stderr.write(
+      'error: esign ended before the command finished; this is a bug: please report it.\n',
+    );
+    process.exitCode = ExitCode.internal;
+  });
   let code = await run(process.argv.slice(2), ctx);
+  finished = true;
   // An output that could not be written is a failure, never exit 0: a closed pipe or a full disk
   // shows up as an error event after the write, so wait until stdout has taken everything.
   await ctx.stdout.flushed?.();

@@ -105,7 +105,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
   if (replaced) ctx.addSecret(replaced);
 
   ctx.stderr.write(
-    `${doneMark(ctx)}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
+    `${await doneMark(ctx)}Token stored for profile '${profile}' in ${configFilePath(dir)} (readable only by you).\n`,
   );
   if (replaced !== undefined) ctx.stderr.write(`${replacedNotice(profile, replaced, token)}\n`);
   if (commandReplaced !== undefined) {
@@ -118,24 +118,24 @@ export async function run(options: LoginOptions, ctx: Context): Promise<number> 
   ctx.stderr.write(
     `note: the token was not checked (the API has no call that checks a token without creating something); the first command that sends will say if it is refused (exit 3).\n`,
   );
-  afterStoring(profile, { baseUrl, config }, ctx);
+  await afterStoring(profile, { baseUrl, config }, ctx);
   return ExitCode.ok;
 }
 
 /** `✓ ` in green before what was stored, at a terminal; in accessible mode it goes (io/terminal.ts): the words say it. */
-function doneMark(ctx: Context): string {
+async function doneMark(ctx: Context): Promise<string> {
   const check = drawable(ctx.terminal, '✓ ').trim();
-  return ctx.terminal.stderrIsTTY && check ? `${themeFor(ctx.terminal, 'stderr').green(check)} ` : '';
+  return ctx.terminal.stderrIsTTY && check ? `${(await themeFor(ctx.terminal, 'stderr')).green(check)} ` : '';
 }
 
 /** What every login says after storing: the base URL, what is still missing, what overrides it. */
-function afterStoring(
+async function afterStoring(
   profile: string,
   { baseUrl, config }: { baseUrl: string | undefined; config: ConfigFile },
   ctx: Context,
-): void {
+): Promise<void> {
   if (baseUrl) {
-    ctx.stderr.write(`${doneMark(ctx)}Base URL for profile '${profile}': ${baseUrl}\n`);
+    ctx.stderr.write(`${await doneMark(ctx)}Base URL for profile '${profile}': ${baseUrl}\n`);
     const warning = baseUrlWarning(baseUrl);
     if (warning) ctx.stderr.write(`warning: ${warning}\n`);
   }
@@ -192,6 +192,6 @@ async function storeTokenCommand(
       `note: this removed the token stored before for profile '${profile}' (${maskToken(replaced)}).\n`,
     );
   }
-  afterStoring(profile, { baseUrl, config }, ctx);
+  await afterStoring(profile, { baseUrl, config }, ctx);
   return ExitCode.ok;
 }

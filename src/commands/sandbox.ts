@@ -194,8 +194,8 @@ function startupJson(sandbox: RunningSandbox, flags: SandboxFlags): string {
   })}\n`;
 }
 
-function startupText(sandbox: RunningSandbox, flags: SandboxFlags, ctx: Context): string {
-  const c = themeFor(ctx.terminal, 'stdout');
+async function startupText(sandbox: RunningSandbox, flags: SandboxFlags, ctx: Context): Promise<string> {
+  const c = await themeFor(ctx.terminal, 'stdout');
   const lines: string[] = [];
   const row = (label: string, value: string) => lines.push(`  ${c.dim(label.padEnd(15))}${value}`);
   lines.push(
@@ -306,7 +306,7 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<number> {
       `note: envelopes may take ${mib(budget.bytes)}, not the ${mib(budget.askedBytes)} asked: that is what this Node's heap of ${mib(budget.heapLimitBytes)} holds beside the rest of the sandbox. Past it a create is answered 507; for more, start it with a larger heap (NODE_OPTIONS=--max-old-space-size=<MiB>).\n`,
     );
   }
-  ctx.stdout.write(flags.json ? startupJson(sandbox, flags) : startupText(sandbox, flags, ctx));
+  ctx.stdout.write(flags.json ? startupJson(sandbox, flags) : await startupText(sandbox, flags, ctx));
 
   // Until Ctrl-C or SIGTERM; or until its --state was taken over by another sandbox (this one stood
   // still past its lease): then it stops serving, writes nothing more, and close() says why (exit 9).

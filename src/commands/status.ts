@@ -51,7 +51,7 @@ export async function run(options: Options<typeof status>, ctx: Context): Promis
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
-    const c = themeFor(ctx.terminal, 'stdout');
+    const c = await themeFor(ctx.terminal, 'stdout');
     const row = (label: string, value: string, source?: string) =>
       `  ${c.dim(label.padEnd(14))}${value}${source ? c.dim(` (${source})`) : ''}\n`;
     const setAside = profileSetAsideText(settings);

@@ -54,7 +54,7 @@ export async function run(options: Options<typeof templates>, ctx: Context): Pro
     ctx.stderr.write(`${escapeControl(templates.file)} names no templates for profile '${profile}'.\n`);
     return ExitCode.ok;
   }
-  const c = themeFor(ctx.terminal, 'stdout');
+  const c = await themeFor(ctx.terminal, 'stdout');
   const width = Math.max(...listed.map((entry) => entry.name.length));
   const ownOrigin = `profiles.${profile}.templates`;
   const text = listed.map((entry) => {
@@ -67,7 +67,7 @@ export async function run(options: Options<typeof templates>, ctx: Context): Pro
 }
 
 /** A template's fields, one a line under it: required ones marked, with description and example. */
-function fieldLines(entry: TemplateListing, c: ReturnType<typeof themeFor>): string {
+function fieldLines(entry: TemplateListing, c: Awaited<ReturnType<typeof themeFor>>): string {
   if (entry.fields.length === 0) return '';
   // Field names, descriptions and examples are text someone else wrote: escaped before a terminal.
   const names = entry.fields.map((field) => escapeControl(field.name));

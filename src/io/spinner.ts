@@ -33,7 +33,7 @@ async function startOra(ctx: Context, text: string): Promise<Ora> {
     discardStdin: false,
     color: false,
   });
-  const theme = themeFor(ctx.terminal, 'stderr');
+  const theme = await themeFor(ctx.terminal, 'stderr');
   const { interval, frames } = spinnerFrames(ctx.terminal) ?? spinner.spinner;
   spinner.spinner = { interval, frames: frames.map((frame) => theme.cyan(frame)) };
   return spinner.start();

@@ -66,7 +66,7 @@ describe('start-up', () => {
     expect(quick).not.toContain(COMMANDER_TEXT);
   });
 
-  it('a create with -q or --json loads no chalk (it draws nothing); the human one loads chalk', async () => {
+  it('a create loads chalk only to colour: not with -q or --json, nor in a pipe; with FORCE_COLOR it does', async () => {
     const env = { ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: LIVE_TOKEN };
     for (const flag of ['-q', '--json']) {
       server.script(ok());
@@ -78,9 +78,14 @@ describe('start-up', () => {
       for (const name of ['fs/promises', 'perf_hooks'])
         expect(watch.builtins, flag).not.toContain(`NativeModule ${name}`);
     }
+    // The view for a person loads chalk only where stdout shows colour: not in a pipe.
     server.script(ok());
-    expect(chalkFiles(await watched(CREATE_ARGS, env)).length).toBeGreaterThan(0);
-    expect(server.requests).toHaveLength(3);
+    const piped = await watched(CREATE_ARGS, env);
+    expect(chalkFiles(piped)).toEqual([]);
+    expect(piped.builtins).not.toContain('NativeModule internal/process/report');
+    server.script(ok());
+    expect(chalkFiles(await watched(CREATE_ARGS, { ...env, FORCE_COLOR: '1' })).length).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(4);
   });
 
   it('a plain create is read from the command table: no commander, so no node:child_process', async () => {

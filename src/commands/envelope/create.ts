@@ -138,7 +138,7 @@ async function shownEnvelope(envelope: Envelope, flags: CreateOptions, ctx: Cont
   if (flags.json) return `${JSON.stringify(envelope)}\n`;
   if (flags.quiet) return `${envelope.signing_url}\n`;
   try {
-    return (await import('./envelope-view.js')).renderEnvelope(envelope, ctx);
+    return await (await import('./envelope-view.js')).renderEnvelope(envelope, ctx);
   } catch {
     const rows = [
       ['Envelope ID', envelope.envelope_id],

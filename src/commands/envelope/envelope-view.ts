@@ -1,13 +1,13 @@
 // The created envelope as a person reads it. A module of its own, imported only when it draws: with
-// -q or --json, create prints one line or one object and never loads chalk.
+// -q or --json, create prints one line or one object. Chalk is loaded only where stdout shows colour.
 import type { Envelope } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { drawable, themeFor } from '../../io/theme.js';
 import { formatRelative, formatUtc } from '../../text/time.js';
 
 /** The envelope for a person: a short block, coloured on a terminal, the same facts plain elsewhere. */
-export function renderEnvelope(envelope: Envelope, ctx: Context): string {
-  const c = themeFor(ctx.terminal, 'stdout');
+export async function renderEnvelope(envelope: Envelope, ctx: Context): Promise<string> {
+  const c = await themeFor(ctx.terminal, 'stdout');
   const expires = new Date(envelope.expires_at);
   const rows: [string, string][] = [
     ['Envelope ID', envelope.envelope_id],
