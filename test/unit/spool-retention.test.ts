@@ -52,4 +52,25 @@ describe('spool', () => {
       spool.dispose();
     }
   });
+
+  it('keeps the text of no record on the heap while it waits for the next write', () => {
+    const spool = createSpool(mkdtempSync(join(tmpdir(), 'esign-spool-')));
+    try {
+      const filler = 'y'.repeat(150);
+      const before = heapUsed();
+      // Some 200 KB of records: less than the writer gathers for one write.
+      for (let i = 0; i < 1000; i++) {
+        spool.writer.add({
+          line: i + 1,
+          fingerprint: `fp${i}`,
+          email: `person${i}@example.com`,
+          body: JSON.stringify({ note: `${filler}${i}` }),
+        });
+      }
+      // A list of the records' lines held them all (some 250 KB); the writer's buffer is off the heap.
+      expect(heapUsed() - before).toBeLessThan(64 * 1024);
+    } finally {
+      spool.dispose();
+    }
+  });
 });
