@@ -142,6 +142,52 @@ class Hash53 {
 }
 
 /**
+ * The first line that had each duplicate key (a 53-bit integer), in an open-addressing table of
+ * typed arrays. A Map held each key as a heap number and grew through ever larger tables, all of
+ * which lived through the young collections of the pass and were promoted; typed arrays keep their
+ * contents outside V8's heap, so the pass leaves the young generation as small as it found it.
+ */
+export class LineByKey {
+  /** Each slot's key, and its line plus one (0: the slot is empty). */
+  #keys = new Float64Array(1024);
+  #lines = new Float64Array(1024);
+  #size = 0;
+
+  /** The line that had `key` first, or undefined after noting that `line` has it. */
+  firstOrSet(key: number, line: number): number | undefined {
+    const slot = this.#slotOf(key);
+    const found = this.#lines[slot] as number;
+    if (found !== 0) return found - 1;
+    this.#keys[slot] = key;
+    this.#lines[slot] = line + 1;
+    if (++this.#size * 10 > this.#lines.length * 7) this.#grow();
+    return undefined;
+  }
+
+  /** The slot holding `key`, else the empty slot where it goes. */
+  #slotOf(key: number): number {
+    const mask = this.#lines.length - 1;
+    // The key is a hash already: its low 32 bits, mixed with the high ones, place it.
+    let slot = ((key >>> 0) ^ Math.floor(key / 0x100000000)) & mask;
+    while (this.#lines[slot] !== 0 && this.#keys[slot] !== key) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const lines = this.#lines;
+    this.#keys = new Float64Array(keys.length * 2);
+    this.#lines = new Float64Array(lines.length * 2);
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i] === 0) continue;
+      const slot = this.#slotOf(keys[i] as number);
+      this.#keys[slot] = keys[i] as number;
+      this.#lines[slot] = lines[i] as number;
+    }
+  }
+}
+
+/**
  * The first pass: every record checked, and each one still to be sent kept (with `keep`) as the
  * exact body that passed.
  */
@@ -202,7 +248,7 @@ class RecordChecker {
   /** Lines the earlier run created (or may have) that still hold a record. */
   readonly #settledLines = new Set<number>();
   /** Each record's duplicate key, to the first line that had it. */
-  readonly #seen = new Map<number, number>();
+  readonly #seen = new LineByKey();
   /** Bodies the earlier run created, by fingerprint, to the line it created them for. */
   readonly #created = new Map<string, number>();
   /** Every body the earlier run holds a result for, and how many records of this input are one. */
@@ -346,10 +392,8 @@ class RecordChecker {
     print: string,
     before?: PreviousRecord,
   ): void {
-    const key = duplicateKey(request);
-    const first = this.#seen.get(key);
-    if (first === undefined) this.#seen.set(key, line);
-    else this.#duplicate({ line, sameAs: first, createdBefore: false });
+    const first = this.#seen.firstOrSet(duplicateKey(request), line);
+    if (first !== undefined) this.#duplicate({ line, sameAs: first, createdBefore: false });
     const createdAt = this.#created.get(print);
     if (createdAt !== undefined && createdAt !== line && before?.state !== 'created') {
       this.#duplicate({ line, sameAs: createdAt, createdBefore: true });
