@@ -110,12 +110,15 @@ describe('LineByKey', () => {
     );
   });
 
-  it('keeps the keys of 100,000 records off V8 heap', () => {
+  it('keeps the keys of 100,000 records off V8’s heap, in some 2 MB', () => {
     const table = new LineByKey();
     const before = heapUsed();
+    const buffersBefore = process.memoryUsage().arrayBuffers;
     for (let line = 1; line <= 100_000; line++) table.firstOrSet(line * 0x1000003 + 0x100000000, line);
     // A Map took some 5 MB there (each key a heap number, and its tables).
     expect(heapUsed() - before).toBeLessThan(512 * 1024);
+    // Off the heap, filled up to 85%: 131,072 slots of 16 bytes, 2 MB (filled up to 70%, twice that).
+    expect(process.memoryUsage().arrayBuffers - buffersBefore).toBeLessThan(2.5 * 1024 * 1024);
     expect(table.firstOrSet(5 * 0x1000003 + 0x100000000, 1)).toBe(5);
   });
 });
