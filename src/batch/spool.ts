@@ -59,9 +59,15 @@ export function createSpool(folder = tmpdir()): Spool {
   };
 }
 
+/**
+ * Writes the records to the spool through a buffer of bytes: each record's line is encoded into it
+ * at once, so that no record's text is kept on V8's heap until the next write (the records of a
+ * 256 KB flush held there outlived young collections, and made the young generation grow).
+ */
 class SpoolWriter {
-  #parts: string[] = [];
-  #size = 0;
+  #buffer = Buffer.allocUnsafe(FLUSH_AT);
+  /** The bytes of #buffer not yet written to the file. */
+  #used = 0;
   #closed = false;
 
   constructor(
@@ -71,16 +77,25 @@ class SpoolWriter {
 
   add(record: SpooledRecord): void {
     const text = `${record.line}\t${record.fingerprint}\t${record.email}\t${record.body}\n`;
-    this.#parts.push(text);
-    this.#size += text.length;
-    if (this.#size >= FLUSH_AT) this.#flush();
+    const size = Buffer.byteLength(text);
+    if (this.#used + size > this.#buffer.length) {
+      this.#flush();
+      if (size > this.#buffer.length) {
+        this.#write(Buffer.from(text)); // a record longer than the buffer goes on its own
+        return;
+      }
+    }
+    this.#used += this.#buffer.write(text, this.#used);
   }
 
   #flush(): void {
-    if (this.#parts.length === 0) return;
-    const bytes = Buffer.from(this.#parts.join(''));
-    this.#parts = [];
-    this.#size = 0;
+    if (this.#used === 0) return;
+    const bytes = this.#buffer.subarray(0, this.#used);
+    this.#used = 0;
+    this.#write(bytes);
+  }
+
+  #write(bytes: Buffer): void {
     try {
       let at = 0;
       while (at < bytes.length) at += writeSync(this.fd, bytes, at);
@@ -107,45 +122,77 @@ class SpoolWriter {
 }
 
 const CHUNK = 256 * 1024;
+/** The most records one call hands out: the sending pass asks for a few dozen ahead of its workers. */
+const MAX_HANDED_OUT = 64;
+const NEWLINE = 0x0a;
+const TAB = 0x09;
 
+/**
+ * Reads the spool back a chunk of bytes at a time, and makes the records of a chunk only as they are
+ * asked for, each field a string of its own, decoded from the bytes. The chunk itself is never made
+ * into one string: a record sliced out of it would hold all of it (some thousand records' text, a
+ * large object for V8) until its last record was sent, so that each chunk outlived young
+ * collections and was promoted, and the young generation grew to the largest V8 allows.
+ */
 export class SpoolReader {
   #buffer = Buffer.allocUnsafe(CHUNK);
-  /** Bytes at the start of #buffer left over from the last read: the start of a line. */
-  #kept = 0;
+  /** The first byte of #buffer not yet handed out as a record. */
+  #start = 0;
+  /** The bytes of #buffer read from the file. */
+  #filled = 0;
   #position = 0;
   #ended = false;
   #closed = false;
 
   constructor(private readonly fd: number) {}
 
-  /** The next records in order (some hundreds); an empty array at the end. */
+  /** The next records in order (a few dozen); an empty array at the end. */
   async next(): Promise<SpooledRecord[]> {
-    while (!this.#ended) {
-      if (this.#kept === this.#buffer.length) {
-        const bigger = Buffer.allocUnsafe(this.#buffer.length * 2); // a record longer than a chunk
-        this.#buffer.copy(bigger, 0, 0, this.#kept);
-        this.#buffer = bigger;
-      }
-      const count = await new Promise<number>((resolve, reject) =>
-        read(
-          this.fd,
-          this.#buffer,
-          this.#kept,
-          this.#buffer.length - this.#kept,
-          this.#position,
-          (error, bytes) => (error ? reject(error) : resolve(bytes)),
-        ),
-      );
-      this.#position += count;
-      const filled = this.#kept + count;
-      if (count === 0) this.#ended = true;
-      const end = this.#ended ? filled : this.#buffer.lastIndexOf(10, filled - 1) + 1;
-      const records = end > 0 ? parseLines(this.#buffer.toString('utf8', 0, end)) : [];
-      this.#buffer.copy(this.#buffer, 0, end, filled);
-      this.#kept = filled - end;
-      if (records.length > 0) return records;
+    for (;;) {
+      const records = this.#take();
+      if (records.length > 0 || this.#ended) return records;
+      await this.#read();
     }
-    return [];
+  }
+
+  /** The records of the whole lines read so far (and of the last line, at the end of the file). */
+  #take(): SpooledRecord[] {
+    const records: SpooledRecord[] = [];
+    const buffer = this.#buffer.subarray(0, this.#filled);
+    while (records.length < MAX_HANDED_OUT && this.#start < this.#filled) {
+      const start = this.#start;
+      let end = buffer.indexOf(NEWLINE, start);
+      if (end === -1) {
+        if (!this.#ended) break; // the rest of the line is still in the file
+        end = this.#filled;
+      }
+      this.#start = end + 1;
+      const record = parseLine(buffer, start, end);
+      if (record) records.push(record);
+    }
+    return records;
+  }
+
+  /** Reads more of the file after the part of a line left over (a bigger buffer for a long line). */
+  async #read(): Promise<void> {
+    const kept = this.#filled - this.#start;
+    if (kept === this.#buffer.length) {
+      const bigger = Buffer.allocUnsafe(this.#buffer.length * 2); // a record longer than a chunk
+      this.#buffer.copy(bigger, 0, this.#start, this.#filled);
+      this.#buffer = bigger;
+    } else if (this.#start > 0) {
+      this.#buffer.copy(this.#buffer, 0, this.#start, this.#filled);
+    }
+    this.#start = 0;
+    this.#filled = kept;
+    const count = await new Promise<number>((resolve, reject) =>
+      read(this.fd, this.#buffer, kept, this.#buffer.length - kept, this.#position, (error, bytes) =>
+        error ? reject(error) : resolve(bytes),
+      ),
+    );
+    this.#position += count;
+    this.#filled += count;
+    if (count === 0) this.#ended = true;
   }
 
   close(): void {
@@ -155,24 +202,16 @@ export class SpoolReader {
   }
 }
 
-function parseLines(text: string): SpooledRecord[] {
-  const records: SpooledRecord[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const tab = text.indexOf('\t', start);
-    const tab2 = text.indexOf('\t', tab + 1);
-    const tab3 = text.indexOf('\t', tab2 + 1);
-    if (tab > start && tab2 > tab && tab3 > tab2 && tab3 < end) {
-      records.push({
-        line: Number(text.slice(start, tab)),
-        fingerprint: text.slice(tab + 1, tab2),
-        email: text.slice(tab2 + 1, tab3),
-        body: text.slice(tab3 + 1, end),
-      });
-    }
-    start = end + 1;
-  }
-  return records;
+/** The record in `buffer` from `start` to `end` (its newline), or undefined for a line without its four fields. */
+function parseLine(buffer: Buffer, start: number, end: number): SpooledRecord | undefined {
+  const tab = buffer.indexOf(TAB, start);
+  const tab2 = tab === -1 ? -1 : buffer.indexOf(TAB, tab + 1);
+  const tab3 = tab2 === -1 ? -1 : buffer.indexOf(TAB, tab2 + 1);
+  if (!(tab > start && tab2 > tab && tab3 > tab2 && tab3 < end)) return undefined;
+  return {
+    line: Number(buffer.toString('latin1', start, tab)),
+    fingerprint: buffer.toString('utf8', tab + 1, tab2),
+    email: buffer.toString('utf8', tab2 + 1, tab3),
+    body: buffer.toString('utf8', tab3 + 1, end),
+  };
 }

@@ -1,6 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { duplicateKey } from '../../src/batch/prepare.js';
+import { duplicateKey, LineByKey } from '../../src/batch/prepare.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heapUsed = () => {
+  gc();
+  return process.memoryUsage().heapUsed;
+};
 
 describe('duplicateKey', () => {
   const record = (template: string, email: string, merge: Record<string, unknown>) => ({
@@ -68,5 +77,48 @@ describe('duplicateKey', () => {
       seen.add(key);
     }
     expect(seen.size).toBe(300_000);
+  });
+});
+
+describe('LineByKey', () => {
+  it('answers as a Map of each key to its first line does, through its growth and colliding keys', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            // 53-bit keys, and keys that share their low bits (the same slot before mixing)
+            fc.oneof(
+              fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+              fc.integer({ min: 0, max: 0x1fffff }).map((high) => high * 0x100000000 + 7),
+              fc.integer({ min: 0, max: 50 }),
+            ),
+            fc.nat({ max: 1_000_000 }),
+          ),
+          { minLength: 800, maxLength: 3000 },
+        ),
+        (entries) => {
+          const table = new LineByKey();
+          const map = new Map<number, number>();
+          for (const [key, line] of entries) {
+            const expected = map.get(key);
+            if (expected === undefined) map.set(key, line);
+            expect(table.firstOrSet(key, line)).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('keeps the keys of 100,000 records off V8’s heap, in some 2 MB', () => {
+    const table = new LineByKey();
+    const before = heapUsed();
+    const buffersBefore = process.memoryUsage().arrayBuffers;
+    for (let line = 1; line <= 100_000; line++) table.firstOrSet(line * 0x1000003 + 0x100000000, line);
+    // A Map took some 5 MB there (each key a heap number, and its tables).
+    expect(heapUsed() - before).toBeLessThan(512 * 1024);
+    // Off the heap, filled up to 85%: 131,072 slots of 16 bytes, 2 MB (filled up to 70%, twice that).
+    expect(process.memoryUsage().arrayBuffers - buffersBefore).toBeLessThan(2.5 * 1024 * 1024);
+    expect(table.firstOrSet(5 * 0x1000003 + 0x100000000, 1)).toBe(5);
   });
 });
