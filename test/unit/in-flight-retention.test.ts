@@ -5,17 +5,9 @@
 // and promoted them, so the old generation grew by about a request's whole garbage per request until
 // a full collection (and V8 grew its young generation to the largest it allows).
 import { createServer } from 'node:http';
-import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/transport/http-client.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-const oldSpaceUsed = () =>
-  getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0;
+import { promotionBy } from '../helpers/promotion.js';
 
 describe('HttpClient: requests under one abort signal', () => {
   it('are not kept alive into the old generation after they are answered', async () => {
@@ -35,36 +27,13 @@ describe('HttpClient: requests under one abort signal', () => {
         }),
       );
     };
-    let majors = 0;
-    const observer = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) {
-        // A gc entry's detail says which collection it was (the typings of Node 20 leave it out).
-        const { detail } = entry as { detail?: { kind?: number } };
-        if (detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
-      }
-    });
     try {
       await send(200);
-      observer.observe({ entryTypes: ['gc'] });
-      // A full collection frees what was promoted and hides the growth: measure again when one ran.
-      let grown: number | undefined;
-      for (let attempt = 0; attempt < 5 && grown === undefined; attempt++) {
-        // Everything long-lived (the client, its list for this signal) into the old generation first.
-        gc();
-        gc();
-        // The observer hears of those two on a later turn: let it, before counting afresh.
-        await new Promise((resolve) => setImmediate(resolve));
-        await new Promise((resolve) => setImmediate(resolve));
-        const before = oldSpaceUsed();
-        majors = 0;
-        await send(2000);
-        if (majors === 0) grown = oldSpaceUsed() - before;
-      }
+      const grown = await promotionBy(() => send(2000));
       // Promoted through the old Set: about 3 MB for 2,000 requests; without it, a few hundred KB.
       expect(grown, 'an attempt without a full collection').toBeDefined();
       expect(grown).toBeLessThan(1.5 * 1024 * 1024);
     } finally {
-      observer.disconnect();
       server.close();
       await client.close();
     }
