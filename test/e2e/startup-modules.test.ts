@@ -38,6 +38,9 @@ const filesHolding = (watch: ProcessWatch, text: string) =>
 
 const chalkFiles = (watch: ProcessWatch) => filesHolding(watch, CHALK_TEXT);
 
+/** A name ora's own module defines. */
+const ORA_TEXT = 'isSpinning';
+
 describe('start-up', () => {
   it('--help loads no node:crypto (it was loaded for every command, for one randomUUID)', async () => {
     const builtins = await builtinsOf(['--help']);
@@ -82,6 +85,8 @@ describe('start-up', () => {
     server.script(ok());
     const piped = await watched(CREATE_ARGS, env);
     expect(chalkFiles(piped)).toEqual([]);
+    // The spinner's module comes with the command (it is small); ora only where a spinner is drawn.
+    expect(filesHolding(piped, ORA_TEXT)).toEqual([]);
     expect(piped.builtins).not.toContain('NativeModule internal/process/report');
     server.script(ok());
     expect(chalkFiles(await watched(CREATE_ARGS, { ...env, FORCE_COLOR: '1' })).length).toBeGreaterThan(0);

@@ -15,6 +15,7 @@ import type { AnswerChecks, AskedField, PromptStreams } from '../../envelope/int
 import { createEnvelope } from '../../envelope/send.js';
 import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
+import { type SpinnerEnd, startSpinner } from '../../io/spinner.js';
 import { connectionOf } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
 import { fieldNameProblem } from '../../project/template-entry.js';
@@ -37,6 +38,7 @@ import { escapeControl } from '../../text/terminal-text.js';
 import { loopbackOrigin } from '../../transport/loopback.js';
 import type { Options } from '../global-flags.js';
 import type { create } from './envelope.decl.js';
+import { renderEnvelope } from './envelope-view.js';
 
 /**
  * The flags, typed (from the declaration). What they mean together (a ULID, an email, merge data from
@@ -76,11 +78,12 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
     verbose: flags.verbose,
     remindTokenAge: !flags.json && !flags.quiet,
   });
-  // -q and --json draw nothing on the way: neither the spinner nor chalk is loaded for them.
+  // -q and --json draw nothing on the way; elsewhere ora and chalk are loaded only where a spinner
+  // is drawn (io/spinner.ts), never in a pipe.
   const spinner =
     flags.json || flags.quiet
-      ? { stop(_end?: 'done' | 'failed') {} }
-      : await (await import('../../io/spinner.js')).startSpinner(ctx, 'Creating envelope…');
+      ? { stop(_end?: SpinnerEnd) {} }
+      : await startSpinner(ctx, 'Creating envelope…');
   let created: Envelope | undefined;
   try {
     created = await createEnvelope(client, request, ctx);
@@ -138,7 +141,7 @@ async function shownEnvelope(envelope: Envelope, flags: CreateOptions, ctx: Cont
   if (flags.json) return `${JSON.stringify(envelope)}\n`;
   if (flags.quiet) return `${envelope.signing_url}\n`;
   try {
-    return await (await import('./envelope-view.js')).renderEnvelope(envelope, ctx);
+    return await renderEnvelope(envelope, ctx);
   } catch {
     const rows = [
       ['Envelope ID', envelope.envelope_id],

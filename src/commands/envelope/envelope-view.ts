@@ -1,5 +1,6 @@
-// The created envelope as a person reads it. A module of its own, imported only when it draws: with
-// -q or --json, create prints one line or one object. Chalk is loaded only where stdout shows colour.
+// The created envelope as a person reads it (with -q or --json, create prints one line or one
+// object). Imported with the command, not when it draws: a module loaded on its own cost a create
+// more than the little code it holds. Chalk is loaded only where stdout shows colour.
 import type { Envelope } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { drawable, themeFor } from '../../io/theme.js';
