@@ -10,7 +10,7 @@ import { secondsText } from '../text/units.js';
 import { drawable, spinnerFrames, themeFor } from './theme.js';
 
 /** How the work ended, for the last plain line: done, or failed (the error follows). */
-export type SpinnerEnd = 'done' | 'failed';
+type SpinnerEnd = 'done' | 'failed';
 
 export interface Spinner {
   stop(end?: SpinnerEnd): void;
@@ -18,7 +18,8 @@ export interface Spinner {
   setText(text: string): void;
 }
 
-const NONE: Spinner = { stop() {}, setText() {} };
+/** A spinner that draws nothing: where none is wanted, or asked for (-q, --json). */
+export const NO_SPINNER: Spinner = { stop() {}, setText() {} };
 
 /** How often a plain "still working" line is written in accessible mode. */
 export const STILL_WORKING_EVERY_MS = 30_000;
@@ -69,7 +70,7 @@ function plainLines(ctx: Context, doing: string): Spinner {
  */
 export async function startSpinner(ctx: Context, text: string): Promise<Spinner> {
   if (ctx.terminal.plainProgress) return plainLines(ctx, text.replace(/(\u2026|\.\.\.)$/, ''));
-  if (!ctx.terminal.animations) return NONE;
+  if (!ctx.terminal.animations) return NO_SPINNER;
   const spinner = await startOra(ctx, text);
   return {
     stop: () => spinner.stop(),

@@ -15,7 +15,7 @@ import type { AnswerChecks, AskedField, PromptStreams } from '../../envelope/int
 import { createEnvelope } from '../../envelope/send.js';
 import { ExitCode, type OutputFailedError, UsageError } from '../../errors.js';
 import { promptsAllowed } from '../../io/interaction.js';
-import { type SpinnerEnd, startSpinner } from '../../io/spinner.js';
+import { NO_SPINNER, startSpinner } from '../../io/spinner.js';
 import { connectionOf } from '../../options.js';
 import { checkMergeData } from '../../project/fields.js';
 import { fieldNameProblem } from '../../project/template-entry.js';
@@ -80,10 +80,7 @@ export async function run(given: CreateOptions, ctx: Context): Promise<number> {
   });
   // -q and --json draw nothing on the way; elsewhere ora and chalk are loaded only where a spinner
   // is drawn (io/spinner.ts), never in a pipe.
-  const spinner =
-    flags.json || flags.quiet
-      ? { stop(_end?: SpinnerEnd) {} }
-      : await startSpinner(ctx, 'Creating envelope…');
+  const spinner = flags.json || flags.quiet ? NO_SPINNER : await startSpinner(ctx, 'Creating envelope…');
   let created: Envelope | undefined;
   try {
     created = await createEnvelope(client, request, ctx);
