@@ -71,14 +71,19 @@ export const CreateEnvelopeRequest = z.object({
 });
 export type CreateEnvelopeRequest = z.infer<typeof CreateEnvelopeRequest>;
 
+const HTTP_URL = 'must be an http(s) URL';
+
 const timestamp = () => z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' });
 
 /** An envelope as returned on creation (spec 2.1). Unknown extra fields are dropped. */
 export const Envelope = z.object({
   envelope_id: ulid(),
-  signing_url: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .check(z.refine((url) => !hasControl(url), 'must not contain control characters')),
+  // An http(s) URL: one URL.canParse, then its scheme read off the text (zod's `protocol` option
+  // would build a URL object for each answer, 2 µs of a batch's record).
+  signing_url: z.url({ error: HTTP_URL, abort: true }).check(
+    z.regex(/^https?:\/\//i, HTTP_URL),
+    z.refine((url) => !hasControl(url), 'must not contain control characters'),
+  ),
   status: EnvelopeStatus,
   created_at: timestamp(),
   expires_at: timestamp(),

@@ -35,8 +35,11 @@ export class DurableAppender<Tag = string> {
   #gathered: { text: string; tag: Tag | undefined }[] = [];
   #lost: Tag[] = [];
   #onFailure: ((error: unknown) => void)[] = [];
-  /** Those waiting for the gathered texts to be written (not synced). */
-  #writeWaiters: { done: () => void; fail: (error: unknown) => void }[] = [];
+  /**
+   * What those waiting for this turn's gathered texts to be written (not synced) are given: one
+   * promise for the turn, not one each (a batch notes a request a record).
+   */
+  #turnWritten: { promise: Promise<void>; done: () => void; fail: (error: unknown) => void } | undefined;
 
   private readonly fd: number;
   readonly path: string;
@@ -142,7 +145,15 @@ export class DurableAppender<Tag = string> {
   written(): Promise<void> {
     if (this.#error !== undefined) return Promise.reject(this.#error);
     if (this.#gathered.length === 0) return Promise.resolve();
-    return new Promise((done, fail) => this.#writeWaiters.push({ done, fail }));
+    if (this.#turnWritten) return this.#turnWritten.promise;
+    let done!: () => void;
+    let fail!: (error: unknown) => void;
+    const promise = new Promise<void>((resolve, reject) => {
+      done = resolve;
+      fail = reject;
+    });
+    this.#turnWritten = { promise, done, fail };
+    return promise;
   }
 
   /** Calls `listener` when a gathered write fails. */
@@ -175,12 +186,13 @@ export class DurableAppender<Tag = string> {
     const gathered = this.#gathered;
     const bytes = Buffer.from(gathered.map((entry) => entry.text).join(''));
     this.#gathered = [];
-    const waiters = this.#writeWaiters.splice(0);
+    const waiting = this.#turnWritten;
+    this.#turnWritten = undefined;
     // After a failed sync, or a failure of the file this one is behind, nothing more goes into
     // the file: the texts gathered before it was known are lost, like those of a failed write.
     const at = this.#error === undefined ? this.#writeAll(bytes) : 0;
     if (at === bytes.length) {
-      for (const waiter of waiters) waiter.done();
+      waiting?.done();
       return;
     }
     // The texts after the last one the file got whole (a torn one is dropped on resume).
@@ -191,7 +203,7 @@ export class DurableAppender<Tag = string> {
         return end > at;
       })
       .flatMap(({ text, tag }) => (tag === undefined ? (text.split('\n').filter(Boolean) as Tag[]) : [tag]));
-    for (const waiter of waiters) waiter.fail(this.#error);
+    waiting?.fail(this.#error);
     for (const listener of this.#onFailure.splice(0)) listener(this.#error);
   }
 

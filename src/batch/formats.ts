@@ -100,6 +100,19 @@ export function formatResult(result: ResultLine): string {
   return JSON.stringify(result);
 }
 
+/**
+ * A formatter of result lines that end with `base_url` (the API the records go to): the line of
+ * `{ ...result, base_url }`, with the key's text made once, not a copy of each result to add it.
+ */
+export function resultFormatter(baseUrl: string | undefined): (result: ResultLine) => string {
+  if (baseUrl === undefined) return formatResult;
+  const tail = `,"base_url":${JSON.stringify(baseUrl)}}`;
+  return (result) => {
+    if (Object.hasOwn(result, 'base_url')) return formatResult({ ...result, base_url: baseUrl });
+    return JSON.stringify(result).slice(0, -1) + tail;
+  };
+}
+
 export function formatJournalHeader(header: JournalHeader): string {
   return JSON.stringify({ boot: header.boot });
 }

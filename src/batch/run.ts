@@ -377,7 +377,7 @@ class BatchRun {
   }
 
   async #noteLeaving(record: BatchRecord, held: boolean | Promise<boolean>): Promise<boolean> {
-    if (!(await this.#stillHeld(held))) return false;
+    if (held !== true && !(await held)) return this.#lost();
     if (!this.#journal) return true;
     try {
       await this.#journal.sent(record);
@@ -387,12 +387,13 @@ class BatchRun {
       this.#outputBroke(error);
       return false;
     }
-    return this.#stillHeld(this.#ports.held?.() ?? true);
+    // Looked at in place, not through a helper of its own: an async call a record is garbage a record.
+    const after = this.#ports.held?.() ?? true;
+    return after === true || (await after) || this.#lost();
   }
 
-  /** Whether the output's lock is held (lockHeld's answer); when not, no new record starts. */
-  async #stillHeld(held: boolean | Promise<boolean>): Promise<boolean> {
-    if (held === true || (await held)) return true;
+  /** The output's lock is no longer held (lockHeld's answer): no new record starts. */
+  #lost(): false {
     this.#pacer.lost();
     if (!this.#halt.signal.aborted) this.#halt.abort(new Error('the output is no longer this run’s'));
     return false;

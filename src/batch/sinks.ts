@@ -5,7 +5,7 @@
 import type { OutputStream } from '../context.js';
 import { redact } from '../text/redact.js';
 import type { DurableAppender } from './durable-file.js';
-import { formatResult, parseResult, type ResultLine } from './formats.js';
+import { formatResult, parseResult, type ResultLine, resultFormatter } from './formats.js';
 import type { ResultSink } from './run.js';
 
 /**
@@ -107,9 +107,10 @@ export function fileSink(
   /** The API the records go to, added to each line as `base_url`: a resume must send there too. */
   baseUrl?: string,
 ): ResultSink {
+  const format = resultFormatter(baseUrl);
   return {
     write: (result) => {
-      const text = `${formatResult(baseUrl === undefined ? result : { ...result, base_url: baseUrl })}\n`;
+      const text = `${format(result)}\n`;
       file.write(secrets.size === 0 ? text : redact(text, secrets), result);
     },
     flushed: () => file.flushed(),

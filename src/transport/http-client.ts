@@ -350,14 +350,15 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.#settle()) return;
     const chunks = this.#chunks;
-    this.#resolve({
+    const response: HttpResponse = {
       status: this.#status,
       headers: this.#headers,
       text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
       ms: monotonicMs() - this.#exchange.started,
       requestId: serverRequestId(this.#headers) ?? this.#exchange.requestId,
-      ...(this.#size > MAX_RESPONSE_BYTES ? { cutAt: MAX_RESPONSE_BYTES } : {}),
-    });
+    };
+    if (this.#size > MAX_RESPONSE_BYTES) response.cutAt = MAX_RESPONSE_BYTES;
+    this.#resolve(response);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {

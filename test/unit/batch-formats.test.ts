@@ -15,6 +15,7 @@ import {
   type JournalReservation,
   parseJournalEntry,
   parseResult,
+  resultFormatter,
 } from '../../src/batch/formats.js';
 import { IntentJournal, readJournal } from '../../src/batch/journal.js';
 import { ResumeRefusedError, readPreviousResults } from '../../src/batch/previous-results.js';
@@ -74,6 +75,23 @@ describe('result lines', () => {
         const read = parseResult(written);
         expect(read).toEqual({ ok: true, value: result });
       }),
+    );
+  });
+
+  it('resultFormatter writes what formatResult writes of the result with base_url added last, for any base URL', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(created, failed),
+        fc.option(text, { nil: undefined }),
+        fc.option(text, { nil: undefined }),
+        (result, baseUrl, earlier) => {
+          // a result that holds a base_url already (one read back from a results file) keeps its place
+          const given = earlier === undefined ? result : { ...result, base_url: earlier };
+          const expected = formatResult(baseUrl === undefined ? given : { ...given, base_url: baseUrl });
+          expect(resultFormatter(baseUrl)(given)).toBe(expected);
+          expect(parseResult(expected)).toMatchObject({ ok: true });
+        },
+      ),
     );
   });
 

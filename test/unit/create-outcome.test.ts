@@ -317,3 +317,33 @@ describe('classifyFailure: a request that got no answer', () => {
     expect(() => classifyFailure(bug)).toThrow(bug);
   });
 });
+
+describe('the signing URL of a created envelope: an http(s) URL, any case, as the spec says', () => {
+  const withUrl = (signing_url: string) => answer(200, { success: true, data: { ...ENVELOPE, signing_url } });
+
+  it.each([
+    'https://sign.example.com/s/1',
+    'http://127.0.0.1:8080/sign/x?y=1#z',
+    'HTTPS://SIGN.EXAMPLE.COM/s/1',
+    'Http://[::1]/s',
+  ])('%s is an envelope', (url) => {
+    const outcome = classifyAnswer(withUrl(url), NOW, fromEnv);
+    expect(outcome.kind).toBe('created');
+  });
+
+  it.each([
+    ['ftp://sign.example.com/s/1', ['data.signing_url: must be an http(s) URL']],
+    ['javascript:alert(1)', ['data.signing_url: must be an http(s) URL']],
+    ['https:sign.example.com/s/1', ['data.signing_url: must be an http(s) URL']],
+    ['http:/sign.example.com', ['data.signing_url: must be an http(s) URL']],
+    ['sign.example.com/s/1', ['data.signing_url: must be an http(s) URL']],
+    ['https://', ['data.signing_url: must be an http(s) URL']],
+    ['', ['data.signing_url: must be an http(s) URL']],
+    ['https://a.example/\u001b[2J', ['data.signing_url: must not contain control characters']],
+  ])('%j is off the spec: the outcome is unknown, with one detail', (url, details) => {
+    const outcome = classifyAnswer(withUrl(url), NOW, fromEnv);
+    expect(outcome.kind).toBe('unknown');
+    if (outcome.kind !== 'unknown') return;
+    expect(outcome.error.details).toEqual(details);
+  });
+});
