@@ -1,4 +1,4 @@
-// Builds dist/ for the npm install (the options: distBuildOptions in scripts/bundle-options.mjs), and
+// Builds dist/ for the npm install (the options: buildDist in scripts/bundle-options.mjs), and
 // THIRD-PARTY-LICENSES.txt beside it: the licence of every library inside the bundle, which the
 // package ships (scripts/bundled-packages.mjs). Dependencies are bundled as published. The libraries
 // are build inputs (devDependencies): the published package installs nothing.
@@ -14,12 +14,12 @@ if (!esbuild) {
   console.error('esbuild is not installed: run `npm ci` first, then build (or install) again.');
   process.exit(1);
 }
-const { distBuildOptions, sharedBundleOptions } = await import('./bundle-options.mjs');
+const { buildDist, sharedBundleOptions } = await import('./bundle-options.mjs');
 const { bundledPackages, LICENSES_FILE, writeThirdPartyLicenses } = await import('./bundled-packages.mjs');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-const { metafile } = await esbuild.build(distBuildOptions);
+const { metafile } = await buildDist(esbuild.build);
 writeThirdPartyLicenses(bundledPackages(metafile, root), root, `${root}${LICENSES_FILE}`);
 
 // The quick entry (src/quick.ts): help and Tab from the command table, one CommonJS file that

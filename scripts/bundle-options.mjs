@@ -21,6 +21,36 @@ export const sharedBundleOptions = {
   mainFields: ['module', 'main'],
 };
 
+/** The bundle's own `require`: see distBuildOptions. */
+const REQUIRE_BANNER =
+  'const require=(id)=>process.getBuiltinModule(id)??((e)=>{throw e})(Object.assign(new Error("Cannot find module \'"+id+"\'"),{code:"MODULE_NOT_FOUND"}));';
+
+/**
+ * The MCP server (src/mcp/server.ts, loaded by `esign mcp` alone) is a bundle of its own in dist/,
+ * dist/mcp-server.js, with its own copy of zod. In the split build the SDK's use of zod (its JSON
+ * Schema conversion) was in the chunk of zod every command loads, as esbuild places a module by
+ * the entries that reach it, and every entry reaches all of zod through its index: a create loaded
+ * 75 KB more, 2% of its instructions (Node 26). The module imports only the SDK, zod and types;
+ * what the tools do arrives as values (src/commands/mcp.ts), so nothing is shared but data.
+ */
+const MCP_SERVER = /\/mcp\/server\.js$/;
+const mcpServerApart = {
+  name: 'mcp-server-apart',
+  setup(build) {
+    // The import is in a command's chunk (dist/chunks/), which the bundle sits beside.
+    build.onResolve({ filter: MCP_SERVER }, () => ({ path: '../mcp-server.js', external: true }));
+  },
+};
+
+export const mcpServerBuildOptions = {
+  ...sharedBundleOptions,
+  entryPoints: { 'mcp-server': 'src/mcp/server.ts' },
+  outdir: 'dist',
+  format: 'esm',
+  metafile: true,
+  banner: { js: REQUIRE_BANNER },
+};
+
 /**
  * dist/, the npm install's build (scripts/build.mjs): esbuild's ES-module build with splitting.
  * main.js holds the command table and commander; each command, and each heavy library only some
@@ -40,7 +70,23 @@ export const distBuildOptions = {
   // process.getBuiltinModule, which throws as require does for a name that is not a built-in. (It was
   // createRequire(import.meta.url): a CommonJS module object and its search paths made for every
   // file of the bundle, about 5% of a create's instructions.)
-  banner: {
-    js: 'const require=(id)=>process.getBuiltinModule(id)??((e)=>{throw e})(Object.assign(new Error("Cannot find module \'"+id+"\'"),{code:"MODULE_NOT_FOUND"}));',
-  },
+  banner: { js: REQUIRE_BANNER },
+  plugins: [mcpServerApart],
 };
+
+/**
+ * Builds all of dist/ (the split build and the MCP server's bundle) with `esbuild.build` and
+ * `options` added to each (`write: false` for a build in memory); one metafile for both.
+ */
+export async function buildDist(build, options = {}) {
+  const [main, server] = await Promise.all([
+    build({ ...distBuildOptions, ...options }),
+    build({ ...mcpServerBuildOptions, ...options }),
+  ]);
+  return {
+    metafile: {
+      inputs: { ...main.metafile.inputs, ...server.metafile.inputs },
+      outputs: { ...main.metafile.outputs, ...server.metafile.outputs },
+    },
+  };
+}

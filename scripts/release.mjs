@@ -36,7 +36,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { build as esbuild } from 'esbuild';
-import { distBuildOptions } from './bundle-options.mjs';
+import { buildDist } from './bundle-options.mjs';
 import { bundledPackages, LICENSES_FILE } from './bundled-packages.mjs';
 import { listedTools } from './mcp-tools.mjs';
 import { NODE_TARGETS, NODE_VERSION } from './node-version.mjs';
@@ -118,12 +118,7 @@ async function build(targets) {
 
 /** The libraries inside dist/, from esbuild's record of the build (the same build, in memory). */
 async function bundled() {
-  const { metafile } = await esbuild({
-    ...distBuildOptions,
-    absWorkingDir: root,
-    write: false,
-    logLevel: 'error',
-  });
+  const { metafile } = await buildDist(esbuild, { absWorkingDir: root, write: false, logLevel: 'error' });
   return bundledPackages(metafile, root);
 }
 

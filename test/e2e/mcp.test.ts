@@ -2,7 +2,7 @@
 // against the sandbox (what is sent, and what is not) and a scripted server (a 401 that echoes the
 // token, a 422, a connection dropped after the request left). Every result, error and stderr line
 // is searched for the token.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -384,5 +384,17 @@ describe('esign mcp: the SDK is loaded by `esign mcp` only', () => {
     expect(holdsSdk(fileURLToPath(new URL('../../dist/quick.cjs', import.meta.url)))).toBe(false);
     expect(dryRun.filter(holdsSdk)).toEqual([]);
     expect(mcp.filter(holdsSdk).length).toBeGreaterThan(0);
+  });
+
+  it('the server is a bundle of its own, with its own zod: the split build holds none of zod’s JSON Schema conversion', async () => {
+    const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+    const mcp = await loadedFiles(['mcp']);
+    expect(mcp).toContain(join(dist, 'mcp-server.js'));
+    expect(holdsSdk(join(dist, 'mcp-server.js'))).toBe(true);
+    // What only the SDK used of zod was in the chunk of zod every command loads.
+    const split = ['main.js', ...readdirSync(join(dist, 'chunks')).map((name) => join('chunks', name))];
+    expect(split.filter((file) => readFileSync(join(dist, file), 'utf8').includes('toJSONSchema'))).toEqual(
+      [],
+    );
   });
 });

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: build scripts in plain JavaScript, without type declarations
-import { distBuildOptions } from '../../scripts/bundle-options.mjs';
+import { buildDist } from '../../scripts/bundle-options.mjs';
 // @ts-expect-error: see above
 import { bundledPackages, writeThirdPartyLicenses } from '../../scripts/bundled-packages.mjs';
 
@@ -29,12 +29,7 @@ describe('the libraries inside the bundle', () => {
   });
 
   it('are named from the build itself, each with its exact version, licence and licence text', async () => {
-    const { metafile } = await build({
-      ...distBuildOptions,
-      absWorkingDir: root,
-      write: false,
-      logLevel: 'error',
-    });
+    const { metafile } = await buildDist(build, { absWorkingDir: root, write: false, logLevel: 'error' });
     const packages: Bundled[] = bundledPackages(metafile, root);
     const byName = new Map(packages.map((pkg) => [pkg.name, pkg]));
     for (const name of [
