@@ -5,7 +5,7 @@ import type { ReadStream } from 'node:tty';
 import type { Command as CommanderCommand, CommanderError } from 'commander';
 import { type ProgramHooks, runDeclared } from './command-run.js';
 import { GLOBAL_FLAGS } from './commands/global-flags.js';
-import { helpAsked, showHelp, writeHelp } from './commands/help.js';
+import { helpAsked, showHelp } from './commands/help.js';
 import { commandTree, ROOT } from './commands/table.js';
 import { configDir } from './config/paths.js';
 import { storedPreference } from './config/preferences.js';
@@ -43,7 +43,7 @@ export async function run(argv: readonly string[], ctx: Context): Promise<number
   if (argv[0] === '__complete') return completeCommandLine(argv.slice(argv[1] === '--' ? 2 : 1), ctx);
   // Help is rendered from the command table: commander is loaded only to parse a command that runs.
   const asked = helpAsked(argv);
-  if (asked) return writeHelp(ctx, asked);
+  if (asked) return (await import('./commands/help-page.js')).writeHelp(ctx, asked);
   if (argv[0] === 'help' && !argv.some((word) => word.startsWith('-'))) {
     try {
       return await showHelp(ctx, argv.slice(1));

@@ -8,13 +8,14 @@ import { writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import type { CommandDecl } from './command-types.js';
 import { complete, formatCompletion } from './commands/complete.js';
-import { helpAsked, pageOf } from './commands/help.js';
+import { helpAsked } from './commands/help.js';
+import { pageOf } from './commands/help-page.js';
 import { commandTree, ROOT } from './commands/table.js';
 import { childNamed } from './declarations.js';
 import { helpText } from './help/render.js';
 import { HELP_TOPICS } from './help-topics.js';
 
-/** The columns help is wrapped to, as the full entry decides it (commands/help.ts widthOf). */
+/** The columns help is wrapped to, as the full entry decides it (commands/help-page.ts widthOf). */
 function width(): number {
   const columns = isatty(1) ? (process.stdout.columns ?? 80) : 80;
   return Math.min(Math.max(columns, 40), 120);

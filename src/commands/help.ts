@@ -1,31 +1,14 @@
 // Help from the command table, without commander: `esign --help`, `esign <command> --help`,
 // `esign help [command…|topic]` and a bare group (`esign envelope`) are all one page each, rendered
-// by src/help/render.ts (the reference and man pages are written from the same pages:
-// reference-pages.ts).
+// by src/help/render.ts through help-page.ts (the reference and man pages are written from the same
+// pages: reference-pages.ts). This module only finds what help is asked for: every command runs it,
+// and the renderer is loaded only to render.
 import type { CommandDecl } from '../command-types.js';
 import type { Context } from '../context.js';
 import { childNamed, flagSpelled, pathOf, takesValue } from '../declarations.js';
 import { UsageError } from '../errors.js';
-import { helpPage, helpText } from '../help/render.js';
-import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG } from './global-flags.js';
+import { GLOBAL_FLAGS, HELP_FLAG } from './global-flags.js';
 import { ROOT } from './table.js';
-
-/** The page of the last command of `path` (the root first). */
-export function pageOf(path: readonly CommandDecl[]) {
-  return helpPage(path, GLOBAL_FLAGS, { help: HELP_FLAG, version: VERSION_FLAG });
-}
-
-/** The columns help is wrapped to: the terminal's (40 to 120), 80 off one. */
-export function widthOf(ctx: Context): number {
-  const width = ctx.stdout.isTTY ? (ctx.stdout.columns ?? 80) : 80;
-  return Math.min(Math.max(width, 40), 120);
-}
-
-/** The help of a command, on stdout. */
-export function writeHelp(ctx: Context, path: readonly CommandDecl[]): number {
-  ctx.stdout.write(helpText(pageOf(path), widthOf(ctx)));
-  return 0;
-}
 
 /** `esign help [command…|topic]`: a command's help or a topic, on stdout. */
 export async function showHelp(ctx: Context, words: readonly string[]): Promise<number> {
@@ -53,6 +36,7 @@ export async function showHelp(ctx: Context, words: readonly string[]): Promise<
     }
     path.push(next);
   }
+  const { writeHelp } = await import('./help-page.js');
   return writeHelp(ctx, path);
 }
 

@@ -2,7 +2,7 @@
 // (scripts/docs.mjs) and `npm run check` compares them: file path → content.
 import type { CommandDecl } from '../command-types.js';
 import { manPage, markdownPage, pageName } from '../help/reference.js';
-import { pageOf } from './help.js';
+import { pageOf } from './help-page.js';
 import { ROOT } from './table.js';
 
 function paths(path: CommandDecl[]): CommandDecl[][] {

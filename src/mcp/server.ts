@@ -1,7 +1,7 @@
 // The MCP server on stdio, with the official SDK (v2). Loaded only by `esign mcp`: the SDK is the
 // heaviest thing esign bundles, and no other command needs it.
 //
-// Built as a bundle of its own (dist/mcp-server.js, see scripts/build.mjs), with its own copy of
+// Built as a bundle of its own (dist/mcp-server.js, see scripts/bundle-options.mjs), with its own copy of
 // zod: the SDK's zod shares zod's core with the zod esign uses everywhere, and in one split build
 // that core would grow for every command. So this module imports only the SDK, zod and types; what
 // the tools, resources and prompt say and do arrives as values and functions (src/mcp/offer.ts, in

@@ -87,6 +87,8 @@ describe('start-up', () => {
     expect(chalkFiles(piped)).toEqual([]);
     // The spinner's module comes with the command (it is small); ora only where a spinner is drawn.
     expect(filesHolding(piped, ORA_TEXT)).toEqual([]);
+    // Help is rendered only where it is asked for (src/commands/help-page.ts).
+    expect(filesHolding(piped, 'function helpPage')).toEqual([]);
     expect(piped.builtins).not.toContain('NativeModule internal/process/report');
     server.script(ok());
     expect(chalkFiles(await watched(CREATE_ARGS, { ...env, FORCE_COLOR: '1' })).length).toBeGreaterThan(0);

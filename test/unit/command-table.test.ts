@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { CommandDecl, FlagDecl } from '../../src/command-types.js';
 import { nextCommand } from '../../src/commands/envelope/next-command.js';
 import { GLOBAL_FLAGS } from '../../src/commands/global-flags.js';
-import { pageOf } from '../../src/commands/help.js';
+import { pageOf } from '../../src/commands/help-page.js';
 import { commandTree, ROOT } from '../../src/commands/table.js';
 import { keyOf } from '../../src/declarations.js';
 import { helpText } from '../../src/help/render.js';
