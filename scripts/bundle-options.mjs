@@ -42,7 +42,7 @@ const mcpServerApart = {
   },
 };
 
-export const mcpServerBuildOptions = {
+const mcpServerBuildOptions = {
   ...sharedBundleOptions,
   entryPoints: { 'mcp-server': 'src/mcp/server.ts' },
   outdir: 'dist',

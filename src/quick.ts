@@ -9,16 +9,16 @@ import { isatty } from 'node:tty';
 import type { CommandDecl } from './command-types.js';
 import { complete, formatCompletion } from './commands/complete.js';
 import { helpAsked } from './commands/help.js';
-import { pageOf } from './commands/help-page.js';
+import { helpWidth, pageOf } from './commands/help-page.js';
 import { commandTree, ROOT } from './commands/table.js';
 import { childNamed } from './declarations.js';
 import { helpText } from './help/render.js';
 import { HELP_TOPICS } from './help-topics.js';
 
-/** The columns help is wrapped to, as the full entry decides it (commands/help-page.ts widthOf). */
+/** The columns help is wrapped to, decided as the full entry decides it (helpWidth). */
 function width(): number {
-  const columns = isatty(1) ? (process.stdout.columns ?? 80) : 80;
-  return Math.min(Math.max(columns, 40), 120);
+  // process.stdout is made only at a terminal, for its columns.
+  return helpWidth(isatty(1) ? process.stdout : {});
 }
 
 /** Writes all of `text` to stdout; false when not all of it could be (the full entry then reports it). */

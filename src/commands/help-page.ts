@@ -10,10 +10,15 @@ export function pageOf(path: readonly CommandDecl[]) {
   return helpPage(path, GLOBAL_FLAGS, { help: HELP_FLAG, version: VERSION_FLAG });
 }
 
-/** The columns help is wrapped to: the terminal's (40 to 120), 80 off one. */
-export function widthOf(ctx: Context): number {
-  const width = ctx.stdout.isTTY ? (ctx.stdout.columns ?? 80) : 80;
+/** The columns help is wrapped to on a stream: the terminal's (40 to 120), 80 off one. */
+export function helpWidth(stream: { isTTY?: boolean; columns?: number }): number {
+  const width = stream.isTTY ? (stream.columns ?? 80) : 80;
   return Math.min(Math.max(width, 40), 120);
+}
+
+/** The columns help is wrapped to on the command's stdout. */
+export function widthOf(ctx: Context): number {
+  return helpWidth(ctx.stdout);
 }
 
 /** The help of a command, on stdout. */
