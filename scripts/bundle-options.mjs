@@ -1,6 +1,7 @@
 // The esbuild options both builds share: dist/ for the npm install (scripts/build.mjs) and the one
 // script inside the single executable (scripts/build-binary.mjs).
 import { readFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 
 export const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -42,6 +43,52 @@ const mcpServerApart = {
   },
 };
 
+/**
+ * One file for what every start loads. esbuild's splitting puts each module in the chunk of the set
+ * of entries that reach it (the main entry and every lazily imported module are entries), and does
+ * not leave out of a lazy entry's set what its importer has loaded already: so the modules most
+ * commands share were spread over chunks of a few hundred bytes each, and a create loaded 44 files.
+ * Node's loader costs some 0.5M instructions a file, whatever its size.
+ *
+ * So every entry of our own (the main one, and each module of src/ imported lazily) is entered
+ * through a module of this plugin that imports COMMON first, then re-exports the module: every
+ * module COMMON reaches is reached by every entry, and all of them share one chunk. COMMON is what
+ * a start of dist/main.js loads, and what a create (the main job) adds to it. A create reaches its
+ * HTTP client (undici) only through a lazy import, made when there is something to send, so a
+ * module that needs no network (a dry run, `esign config`) still loads none of it. A lazy entry
+ * that is a library (chalk, ora, conf, undici) is left as it is: none reaches a module of ours.
+ */
+const COMMON = ['./main.ts', './commands/envelope/create.ts'];
+const commonFirst = {
+  name: 'common-first',
+  setup(build) {
+    const src = join(build.initialOptions.absWorkingDir ?? process.cwd(), 'src');
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if ((args.kind !== 'entry-point' && args.kind !== 'dynamic-import') || args.pluginData?.entered) return;
+      const { kind, importer, resolveDir } = args;
+      const resolved = await build.resolve(args.path, {
+        kind,
+        importer,
+        resolveDir,
+        pluginData: { entered: true },
+      });
+      if (resolved.errors.length > 0 || resolved.external || !resolved.path.startsWith(src + sep)) return;
+      return { path: resolved.path, namespace: 'common-first' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'common-first' }, ({ path }) => ({
+      contents: `import "esign:common";\nexport * from ${JSON.stringify(path)};\n`,
+      resolveDir: dirname(path),
+      loader: 'js',
+    }));
+    build.onResolve({ filter: /^esign:common$/ }, () => ({ path: 'common', namespace: 'esign-common' }));
+    build.onLoad({ filter: /.*/, namespace: 'esign-common' }, () => ({
+      contents: COMMON.map((module) => `import ${JSON.stringify(module)};`).join('\n'),
+      resolveDir: src,
+      loader: 'js',
+    }));
+  },
+};
+
 const mcpServerBuildOptions = {
   ...sharedBundleOptions,
   entryPoints: { 'mcp-server': 'src/mcp/server.ts' },
@@ -71,7 +118,7 @@ export const distBuildOptions = {
   // createRequire(import.meta.url): a CommonJS module object and its search paths made for every
   // file of the bundle, about 5% of a create's instructions.)
   banner: { js: REQUIRE_BANNER },
-  plugins: [mcpServerApart],
+  plugins: [mcpServerApart, commonFirst],
 };
 
 /**

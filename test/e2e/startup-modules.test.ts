@@ -41,6 +41,13 @@ const chalkFiles = (watch: ProcessWatch) => filesHolding(watch, CHALK_TEXT);
 /** A name ora's own module defines. */
 const ORA_TEXT = 'isSpinning';
 
+/** A name undici's HTTP parser (llhttp) defines. */
+const UNDICI_TEXT = 'wasm_on_headers_complete';
+
+/** The files of the bundle the process loaded. */
+const bundleFiles = (watch: ProcessWatch) =>
+  watch.modules.filter((url) => url.startsWith('file:') && url.includes('/dist/'));
+
 describe('start-up', () => {
   it('--help loads no node:crypto (it was loaded for every command, for one randomUUID)', async () => {
     const builtins = await builtinsOf(['--help']);
@@ -93,6 +100,28 @@ describe('start-up', () => {
     server.script(ok());
     expect(chalkFiles(await watched(CREATE_ARGS, { ...env, FORCE_COLOR: '1' })).length).toBeGreaterThan(0);
     expect(server.requests).toHaveLength(4);
+  });
+
+  it('a create loads few files: what every start shares is one (scripts/bundle-options.mjs: commonFirst)', async () => {
+    const env = { ESIGN_BASE_URL: server.baseUrl, ESIGN_TOKEN: LIVE_TOKEN };
+    server.script(ok());
+    const create = await watched([...CREATE_ARGS, '--json'], env);
+    expect(filesHolding(create, UNDICI_TEXT)).toHaveLength(1); // the watch sees the HTTP client
+    // Node's loader costs some 0.5M instructions a file. esbuild's splitting alone left the modules
+    // a create shares with other commands in 44 files, many of a few hundred bytes: now 8 (main.js,
+    // the shared file, esbuild's helpers, the create, its API client, its transport and undici, and
+    // a check of the answer the batch shares).
+    expect(bundleFiles(create).length, bundleFiles(create).join('\n')).toBeLessThanOrEqual(8);
+    // What needs no network loads no HTTP client: a dry run, and a command that reads the config.
+    for (const args of [
+      [...CREATE_ARGS, '--dry-run'],
+      ['config', 'list'],
+    ]) {
+      const quiet = await watched(args, env);
+      expect(bundleFiles(quiet).length, args.join(' ')).toBeGreaterThan(1);
+      expect(filesHolding(quiet, UNDICI_TEXT), args.join(' ')).toEqual([]);
+    }
+    expect(server.requests).toHaveLength(1);
   });
 
   it('a plain create is read from the command table: no commander, so no node:child_process', async () => {
