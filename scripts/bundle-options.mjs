@@ -100,8 +100,9 @@ const mcpServerBuildOptions = {
 
 /**
  * dist/, the npm install's build (scripts/build.mjs): esbuild's ES-module build with splitting.
- * main.js holds the command table and commander; each command, and each heavy library only some
- * commands use, is imported when it runs and so lands in chunks of its own. The release builds the
+ * main.js re-exports the one chunk of what every start loads (commonFirst above); commander, each
+ * other command, and each heavy library only some commands use, is imported when it runs and so
+ * lands in chunks of its own. The release builds the
  * same in memory for its metafile: which libraries are inside (scripts/bundled-packages.mjs).
  */
 export const distBuildOptions = {

@@ -30,11 +30,13 @@ const CHALK_TEXT = 'chalkStderr';
 /** A name commander's own module defines. */
 const COMMANDER_TEXT = 'allowExcessArguments';
 
+/** The files of the bundle the process loaded. */
+const bundleFiles = (watch: ProcessWatch) =>
+  watch.modules.filter((url) => url.startsWith('file:') && url.includes('/dist/'));
+
 /** The files of the bundle the process loaded that hold `text`. */
 const filesHolding = (watch: ProcessWatch, text: string) =>
-  watch.modules
-    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
-    .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(text));
+  bundleFiles(watch).filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(text));
 
 const chalkFiles = (watch: ProcessWatch) => filesHolding(watch, CHALK_TEXT);
 
@@ -43,10 +45,6 @@ const ORA_TEXT = 'isSpinning';
 
 /** A name undici's HTTP parser (llhttp) defines. */
 const UNDICI_TEXT = 'wasm_on_headers_complete';
-
-/** The files of the bundle the process loaded. */
-const bundleFiles = (watch: ProcessWatch) =>
-  watch.modules.filter((url) => url.startsWith('file:') && url.includes('/dist/'));
 
 describe('start-up', () => {
   it('--help loads no node:crypto (it was loaded for every command, for one randomUUID)', async () => {
