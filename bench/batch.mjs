@@ -1,13 +1,14 @@
 // Batch throughput against the sandbox, on each Node line (bench/lines.mjs: BENCH_NODES), for each
 // install (BENCH_BEFORE and this checkout), side by side in one run with a bare undici pool posting
-// the same records on the same Node line; on the first line also (a) the sandbox's own ceiling for
-// the same request, measured by autocannon with 16 connections, the leanest undici client and (c) a
-// shell loop of `esign envelope create` over the first 200 records, scaled; then, on each line, the
-// peak RSS of a BENCH_BATCH_BIG-record batch (100,000; 0 leaves it out) against the bare pool over the
-// same records, in BENCH_BATCH_BIG_ROUNDS (3) alternating rounds, and how much each peak grew from
-// the RECORDS-record runs. The bare pool (bench/floor-batch.mjs) streams the same records file with
-// the same concurrency to the same sandbox and writes each answer to a results file of its own, as
-// esign does with --output.
+// the same records on the same Node line, and with the same batch to stdout (no journal, no synced
+// results file, no lock: what --output's durability costs is the difference); on the first line
+// also (a) the sandbox's own ceiling for the same request, measured by autocannon with 16
+// connections, the leanest undici client and (c) a shell loop of `esign envelope create` over the
+// first 200 records, scaled; then, on each line, the peak RSS of a BENCH_BATCH_BIG-record batch
+// (100,000; 0 leaves it out) against the bare pool over the same records, in BENCH_BATCH_BIG_ROUNDS
+// (3) alternating rounds, and how much each peak grew from the RECORDS-record runs. The bare pool
+// (bench/floor-batch.mjs) streams the same records file with the same concurrency to the same
+// sandbox and writes each answer to a results file of its own, as esign does with --output.
 //
 // Targets: esign's peak at BENCH_BATCH_BIG records <= 1.2x the pool's; its growth from RECORDS to
 // BENCH_BATCH_BIG records at most 10 MB more than the pool's; its throughput >= 0.9x the pool's.
@@ -209,6 +210,10 @@ export async function batchBench() {
     }
     // a bare undici pool over the same records (its request() API): what a plain undici client pays
     contenders.bareUndici = (s) => clientRun(node, poolArgs(records, template), s, 'bare pool', floorRate);
+    // the same batch to stdout: no journal, no results file synced, no lock, so that what --output's
+    // durability costs is the difference between the two, on every line
+    contenders.batchToStdout = (s) =>
+      clientRun(node, batchArgs(after, records), s, 'batch to stdout', summaryRate);
     if (index === 0) Object.assign(contenders, firstLineOnly(node, batchArgs(after, records)));
     const runs = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
@@ -238,7 +243,6 @@ function firstLineOnly(node, batchArgs) {
         serverUs: ((cpuSeconds(sandbox.pid) - server) * 1e6) / result['2xx'],
       };
     },
-    batchToStdout: (s) => clientRun(node, batchArgs, s, 'batch to stdout', summaryRate),
     // the leanest undici client: callbacks, bodies serialized beforehand, nothing checked or written
     leanUndici: (s) =>
       clientRun(
@@ -298,6 +302,10 @@ function printLine(node, runs, batches) {
       `  ${name} --output, whole process: ${(median(ratios)).toFixed(2)}x the bare pool (the rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')}; target >= 0.9x)`,
     );
   }
+  const toStdout = runs.batchToStdout.map((run, i) => run.rate / runs.bareUndici[i].rate);
+  console.log(
+    `  batch to stdout, whole process: ${median(toStdout).toFixed(2)}x the bare pool (the rounds: ${toStdout.map((r) => r.toFixed(2)).join(' ')}; --output's journal, syncs and lock are the difference)`,
+  );
 }
 
 const poolArgs = (records, template) => [
