@@ -291,7 +291,7 @@ function printLine(node, runs, batches) {
   const none = { innerRate: Number.NaN, clientUs: Number.NaN, cores: Number.NaN };
   if (m.ceiling) row('autocannon, 2 s (the ceiling)', { ...none, ...m.ceiling, innerRate: m.ceiling.rate });
   for (const name of batches) row(`esign envelope ${name} --output`, m[name]);
-  if (m.batchToStdout) row('esign envelope batch, to stdout', m.batchToStdout, 'nothing synced to disk');
+  row('esign envelope batch, to stdout', m.batchToStdout, 'nothing synced to disk');
   row('bare undici pool, --output alike', m.bareUndici, 'streams the records, writes each answer');
   if (m.leanUndici) row('leanest undici client (dispatch)', m.leanUndici, 'nothing validated or written');
   for (const name of batches) {
